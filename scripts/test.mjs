@@ -1,0 +1,107 @@
+// The whole test gate (`npm test`): static checks, then the suite under Deno,
+// Bun and Node. Every step runs even after a failure, so one run shows all
+// problems; the exit code is non-zero if any step failed.
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const bin = (name) => join("node_modules", ".bin", name);
+const only = process.env.FLORET_TEST_ONLY?.split(",");
+
+function listFiles(dir, predicate) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listFiles(path, predicate));
+    else if (predicate(path)) out.push(path);
+  }
+  return out.sort();
+}
+
+function run(cmd, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => { output += d; process.stdout.write(d); });
+    child.stderr.on("data", (d) => { output += d; process.stderr.write(d); });
+    child.on("close", (code) => resolve({ code: code ?? 1, output }));
+    child.on("error", (error) => resolve({ code: 1, output: String(error) }));
+  });
+}
+
+// deno:  "ok | 12 passed (3 steps) | 0 failed | 1 ignored"
+// bun:   " 12 pass\n 0 fail"
+// node:  "# pass 12\n# fail 0"
+const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
+const counters = {
+  deno: (o) => {
+    const m = [...plain(o).matchAll(/(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/g)].at(-1);
+    return m ? { passed: +m[1], failed: +m[2] } : null;
+  },
+  bun: (o) => {
+    const p = [...plain(o).matchAll(/^\s*(\d+) pass$/gm)].at(-1);
+    const f = [...plain(o).matchAll(/^\s*(\d+) fail$/gm)].at(-1);
+    return p && f ? { passed: +p[1], failed: +f[1] } : null;
+  },
+  node: (o) => {
+    const p = [...plain(o).matchAll(/^# pass (\d+)$/gm)].at(-1);
+    const f = [...plain(o).matchAll(/^# fail (\d+)$/gm)].at(-1);
+    return p && f ? { passed: +p[1], failed: +f[1] } : null;
+  },
+};
+
+const testFiles = listFiles("tests", (p) => p.endsWith(".test.ts"));
+const results = [];
+let failed = false;
+
+async function step(name, cmd, args, env) {
+  if (only && !only.includes(name)) return;
+  console.log(`\n=== ${name}: ${cmd} ${args.join(" ")}`);
+  const { code, output } = await run(cmd, args, env);
+  const counts = counters[name]?.(output);
+  if (code !== 0) failed = true;
+  results.push({ name, code, counts });
+}
+
+function checkNeutralCore() {
+  const offenders = [];
+  for (const file of listFiles("src", (p) => p.endsWith(".ts") && !p.endsWith("_runtime.ts"))) {
+    readFileSync(file, "utf8").split("\n").forEach((line, i) => {
+      if (/from\s+["'](node:|npm:|jsr:)|import\(\s*["']node:|\bDeno\.|\bBun\.|\bprocess\./.test(line)) {
+        offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      }
+    });
+  }
+  return offenders;
+}
+
+const entryPoints = Object.values(JSON.parse(readFileSync("deno.json", "utf8")).exports);
+
+await step("exports", "node", ["scripts/sync_exports.mjs", "--check"]);
+if (!only || only.includes("neutral-core")) {
+  const offenders = checkNeutralCore();
+  console.log("\n=== neutral-core: src/ uses no node:*, Deno.*, Bun.* or process.*");
+  if (offenders.length) { console.error(offenders.join("\n")); failed = true; }
+  results.push({ name: "neutral-core", code: offenders.length ? 1 : 0 });
+}
+await step("tsc", bin("tsc"), ["-p", "tsconfig.json"]);
+await step("deno-check", bin("deno"), ["check", ...entryPoints]);
+await step("lint", bin("deno"), ["lint"]);
+await step("fmt", bin("deno"), ["fmt", "--check"]);
+await step("publish", bin("deno"), ["publish", "--dry-run", "--allow-dirty"]);
+await step("deno", bin("deno"), ["test", "-A", ...testFiles]);
+await step("bun", bin("bun"), ["test", ...testFiles.map((f) => "./" + f)]);
+await step("node", process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", ...testFiles]);
+
+console.log("\n=== summary");
+let passed = 0, failedTests = 0;
+for (const r of results) {
+  const verdict = r.code === 0 ? "ok" : `FAILED (exit ${r.code})`;
+  if (r.counts) {
+    passed += r.counts.passed;
+    failedTests += r.counts.failed;
+    console.log(`${r.name}: ${r.counts.passed} passed, ${r.counts.failed} failed (${verdict})`);
+  } else console.log(`${r.name}: ${verdict}`);
+}
+console.log(`total: ${passed} passed, ${failedTests} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,130 @@
+/**
+ * The Gateway contract: how the engine talks to a model provider. Gateways
+ * stream normalised events; the engine owns retries, timeouts and state.
+ *
+ * @module
+ */
+
+/**
+ * Token usage as the provider reported it, as disjoint counts: `inputTokens`
+ * excludes cache reads and cache writes; `reasoningTokens` is the part of
+ * `outputTokens` spent on reasoning.
+ */
+export interface Usage {
+  /** Uncached input tokens. */
+  inputTokens?: number;
+  /** Output tokens, reasoning included. */
+  outputTokens?: number;
+  /** Input tokens served from the provider's cache. */
+  cacheReadTokens?: number;
+  /** Input tokens written to the provider's cache. */
+  cacheWriteTokens?: number;
+  /** The part of `outputTokens` spent on reasoning. */
+  reasoningTokens?: number;
+}
+
+/** What a model can do; unknown fields mean "not known". */
+export interface Capabilities {
+  /** Whether the model produces reasoning. */
+  reasoning?: "unsupported" | "supported";
+  /** Whether user messages may carry images. */
+  images?: boolean;
+  /** The context window in tokens. */
+  contextWindowTokens?: number;
+  /** The largest output the model may produce in one response. */
+  maxOutputTokens?: number;
+}
+
+/**
+ * An image attached to a user message, already prepared for a model (see
+ * `prepareModelImage` in `@floret/engine/images`). Bytes travel as base64 so
+ * the journal stays JSON.
+ */
+export interface ImageAttachment {
+  /** Discriminator. */
+  type: "image";
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** The image bytes, base64 (standard alphabet, padded). */
+  dataBase64: string;
+  /** Optional name for people. */
+  name?: string;
+}
+
+/** One message of the provider history the engine projects from the journal. */
+export type ProviderMessage =
+  | { role: "system"; text: string }
+  | { role: "user"; text: string; attachments?: unknown[] }
+  | {
+    role: "assistant";
+    text: string;
+    reasoning?: string;
+    toolCalls?: { callId: string; name: string; arguments: string }[];
+  }
+  | { role: "tool"; callId: string; name: string; output: string; isError?: boolean };
+
+/** A tool as the model sees it. */
+export interface ProviderTool {
+  /** The tool's name. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** JSON Schema of the input object. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** One frozen provider request. Retries of one logical request reuse it unchanged. */
+export interface ProviderRequest {
+  /** The conversation, system prompt first. */
+  messages: ProviderMessage[];
+  /** The tools offered. */
+  tools: ProviderTool[];
+  /** Output budget, when the engine sets one. */
+  maxOutputTokens?: number;
+  /** SHA-256 of the frozen request; retries of one logical request share it. */
+  fingerprint: string;
+  /**
+   * Opaque provider state from earlier responses of the same `stateKey`
+   * (reasoning signatures, encrypted reasoning items), keyed by the assistant
+   * message index it belongs to; gateways define its shape.
+   */
+  state?: unknown;
+}
+
+/** A normalised streaming event. Exactly one `finish` ends a successful stream. */
+export type ProviderEvent =
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string; signature?: string }
+  | { type: "tool-call-start"; callId: string; name: string }
+  | { type: "tool-call-delta"; callId: string; argumentsDelta: string }
+  | { type: "tool-call-end"; callId: string }
+  /** May come more than once; each carries the latest known value of the fields it sets. */
+  | { type: "usage"; usage: Usage }
+  | {
+    type: "finish";
+    reason: "stop" | "tool_calls" | "length" | "content_filter";
+    state?: unknown;
+  };
+
+/** Describes a gateway: who it talks to and what the model can do. */
+export interface GatewayInfo {
+  /** Provider name, e.g. `openai`. */
+  provider: string;
+  /** Model name. */
+  model: string;
+  /** Opaque state is replayed only to a gateway with the same key. */
+  stateKey: string;
+  /** What the model can do. */
+  capabilities: Capabilities;
+}
+
+/** A model provider transport. Implementations throw `ProviderError`. */
+export interface Gateway {
+  /** Who this gateway talks to. */
+  readonly info: GatewayInfo;
+  /** Streams one attempt of a request; `signal` aborts it. */
+  stream(request: ProviderRequest, options: { signal: AbortSignal }): AsyncIterable<ProviderEvent>;
+}
+
+/** The finish reasons a gateway may report. */
+export type FinishReason = Extract<ProviderEvent, { type: "finish" }>["reason"];

@@ -1,0 +1,2 @@
+/** Test helpers for hosts and adapter authors. @module */
+export {};
