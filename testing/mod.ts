@@ -1,2 +1,8 @@
-/** Test helpers for hosts and adapter authors. @module */
-export {};
+/**
+ * Test helpers for hosts and adapter authors: a scripted model and the shared
+ * conformance suites.
+ *
+ * @module
+ */
+export { scriptedGateway } from "../src/testing/scripted_gateway.ts";
+export type { ScriptedGateway, ScriptStep } from "../src/testing/scripted_gateway.ts";
