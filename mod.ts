@@ -33,3 +33,4 @@ export type {
   ProviderTool,
   Usage,
 } from "./src/provider/gateway.ts";
+export { memoryStore } from "./adapters/storage/memory.ts";

@@ -6,3 +6,5 @@
  */
 export { scriptedGateway } from "../src/testing/scripted_gateway.ts";
 export type { ScriptedGateway, ScriptStep } from "../src/testing/scripted_gateway.ts";
+export { kvConformance } from "./kv_conformance.ts";
+export type { KvConformanceOptions } from "./kv_conformance.ts";

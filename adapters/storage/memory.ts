@@ -1,0 +1,139 @@
+/**
+ * The in-memory reference adapter of the {@link KvStore} SPI. It has no
+ * dependencies and runs on every runtime; other adapters must behave exactly
+ * like it under the shared conformance suite.
+ *
+ * @module
+ */
+
+import { FloretError } from "../../src/errors.ts";
+import { decodeKey } from "../../src/spi/key_codec.ts";
+import { bytesToMapKey, formatVersion, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
+import { planScan } from "../../src/spi/kv_range.ts";
+import type {
+  KvCommit,
+  KvCommitResult,
+  KvEntry,
+  KvKey,
+  KvListOptions,
+  KvSelector,
+  KvStore,
+} from "../../src/spi/kv_store.ts";
+
+interface Slot {
+  bytes: Uint8Array;
+  value: Uint8Array;
+  version: string;
+}
+
+// Binary search over keys kept as binary strings, whose `<` is byte order.
+function lowerBound(sorted: string[], id: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function toEntry(slot: Slot): KvEntry {
+  return { key: decodeKey(slot.bytes), value: slot.value.slice(), version: slot.version };
+}
+
+/**
+ * Creates an empty in-memory store: sorted encoded keys plus a `Map`. Values
+ * are copied on the way in and out, so callers never share buffers with it.
+ * Contents vanish with the process; use it for tests and ephemeral hosts.
+ *
+ * @returns a fresh {@link KvStore}
+ * @example
+ * ```ts
+ * import { memoryStore } from "@floret/engine";
+ * const store = memoryStore();
+ * await store.commit({ set: [{ key: ["greeting"], value: new TextEncoder().encode("hi") }] });
+ * const [entry] = await store.getMany([["greeting"]]);
+ * await store.close();
+ * ```
+ */
+export function memoryStore(): KvStore {
+  const slots = new Map<string, Slot>();
+  const sorted: string[] = [];
+  let counter = 0n;
+  let closed = false;
+
+  // Every method runs synchronously inside its promise, so a commit's checks
+  // and writes can never interleave with another call: that is the atomicity.
+  const guard = <T>(work: () => T): Promise<T> => {
+    try {
+      if (closed) throw new FloretError("storage_failure", "Store is closed: memoryStore");
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  const put = (bytes: Uint8Array, value: Uint8Array, version: string): void => {
+    const id = bytesToMapKey(bytes);
+    if (!slots.has(id)) sorted.splice(lowerBound(sorted, id), 0, id);
+    slots.set(id, { bytes, value, version });
+  };
+
+  const remove = (bytes: Uint8Array): void => {
+    const id = bytesToMapKey(bytes);
+    if (!slots.delete(id)) return;
+    sorted.splice(lowerBound(sorted, id), 1);
+  };
+
+  return {
+    getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
+      return guard(() =>
+        planGet(keys).map((bytes) => {
+          const slot = slots.get(bytesToMapKey(bytes));
+          return slot ? toEntry(slot) : null;
+        })
+      );
+    },
+
+    list(selector: KvSelector, options?: KvListOptions): Promise<KvEntry[]> {
+      return guard(() => {
+        const scan = planScan(selector, options);
+        if (scan.empty) return [];
+        const from = lowerBound(sorted, bytesToMapKey(scan.lower));
+        const to = lowerBound(sorted, bytesToMapKey(scan.upper));
+        const out: KvEntry[] = [];
+        const step = scan.reverse ? -1 : 1;
+        for (let i = scan.reverse ? to - 1 : from; i >= from && i < to; i += step) {
+          if (out.length >= scan.limit) break;
+          out.push(toEntry(slots.get(sorted[i]) as Slot));
+        }
+        return out;
+      });
+    },
+
+    commit(op: KvCommit): Promise<KvCommitResult> {
+      return guard((): KvCommitResult => {
+        const plan = planCommit(op);
+        for (const check of plan.checks) {
+          const current = slots.get(bytesToMapKey(check.key))?.version ?? null;
+          if (current !== check.version) return { ok: false };
+        }
+        counter += 1n;
+        const version = formatVersion(counter);
+        for (const write of plan.writes) {
+          if (write.value === null) remove(write.key);
+          else put(write.key, write.value, version);
+        }
+        return { ok: true, version };
+      });
+    },
+
+    close(): Promise<void> {
+      closed = true;
+      slots.clear();
+      sorted.length = 0;
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * Key tuples to bytes and back. The encoding is order-preserving: comparing
+ * two encoded keys byte by byte (memcmp) gives the same answer as comparing
+ * the tuples, so a sorted array or a SQL `BLOB PRIMARY KEY` yields range
+ * scans for free. Every encoded part is self-delimiting and no part's
+ * encoding is a proper prefix of another's, which is what lets a prefix of
+ * bytes stand for a prefix of parts.
+ *
+ * @module
+ */
+
+import { FloretError } from "../errors.ts";
+import type { KvKey, KvKeyPart } from "./kv_store.ts";
+
+// Type tags, ascending in the Deno KV type order: bytes < string < number < bigint < boolean.
+const TAG_BYTES = 0x01;
+const TAG_STRING = 0x02;
+const TAG_NUMBER = 0x10;
+const TAG_BIGINT = 0x20;
+const TAG_FALSE = 0x30;
+const TAG_TRUE = 0x31;
+// 0x00 inside bytes/strings becomes 0x00 0xFF, and 0x00 alone ends the part: the
+// end marker then sorts below every continuation, so "a" < "a\0" < "ab".
+const ESCAPE = 0xff;
+
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const loneSurrogate = /[\uD800-\uDFFF]/u;
+
+/** Thrown for keys the store cannot hold; the message names the offending part. */
+function invalid(detail: string): FloretError {
+  return new FloretError("invalid_input", `Invalid key: ${detail}`);
+}
+
+class ByteWriter {
+  #buffer = new Uint8Array(64);
+  #length = 0;
+
+  push(byte: number): void {
+    if (this.#length === this.#buffer.length) this.#grow(1);
+    this.#buffer[this.#length++] = byte;
+  }
+
+  append(bytes: Uint8Array): void {
+    if (this.#length + bytes.length > this.#buffer.length) this.#grow(bytes.length);
+    this.#buffer.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
+  result(): Uint8Array {
+    return this.#buffer.slice(0, this.#length);
+  }
+
+  #grow(extra: number): void {
+    const next = new Uint8Array(Math.max(this.#buffer.length * 2, this.#length + extra));
+    next.set(this.#buffer.subarray(0, this.#length));
+    this.#buffer = next;
+  }
+}
+
+function writeEscaped(out: ByteWriter, bytes: Uint8Array): void {
+  for (const byte of bytes) {
+    out.push(byte);
+    if (byte === 0x00) out.push(ESCAPE);
+  }
+  out.push(0x00);
+}
+
+// IEEE 754 bits made sortable: negatives have every bit flipped (larger
+// magnitude sorts lower), non-negatives only the sign bit.
+function writeNumber(out: ByteWriter, value: number): void {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value === 0 ? 0 : value);
+  const bytes = new Uint8Array(view.buffer);
+  if (bytes[0] & 0x80) { for (let i = 0; i < 8; i++) bytes[i] ^= 0xff; }
+  else bytes[0] ^= 0x80;
+  out.append(bytes);
+}
+
+function magnitudeBytes(value: bigint): Uint8Array {
+  let hex = value.toString(16);
+  if (value === 0n) return new Uint8Array(0);
+  if (hex.length % 2) hex = "0" + hex;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+// Sign byte, then the magnitude's byte length (itself length-prefixed), then
+// the magnitude: longer magnitudes are larger, equal lengths compare bytewise.
+// Negative values store everything after the sign byte complemented, which
+// reverses their order as it must.
+function writeBigint(out: ByteWriter, value: bigint): void {
+  const negative = value < 0n;
+  const magnitude = magnitudeBytes(negative ? -value : value);
+  const length = magnitudeBytes(BigInt(magnitude.length));
+  const body = new Uint8Array(1 + length.length + magnitude.length);
+  body[0] = length.length;
+  body.set(length, 1);
+  body.set(magnitude, 1 + length.length);
+  if (negative) { for (let i = 0; i < body.length; i++) body[i] ^= 0xff; }
+  out.push(negative ? 0x00 : 0x01);
+  out.append(body);
+}
+
+function writePart(out: ByteWriter, part: KvKeyPart, index: number): void {
+  if (part instanceof Uint8Array) {
+    out.push(TAG_BYTES);
+    writeEscaped(out, part);
+  } else if (typeof part === "string") {
+    if (loneSurrogate.test(part)) throw invalid(`part ${index} has a lone surrogate`);
+    out.push(TAG_STRING);
+    writeEscaped(out, utf8.encode(part));
+  } else if (typeof part === "number") {
+    if (Number.isNaN(part)) throw invalid(`part ${index} is NaN`);
+    out.push(TAG_NUMBER);
+    writeNumber(out, part);
+  } else if (typeof part === "bigint") {
+    out.push(TAG_BIGINT);
+    writeBigint(out, part);
+  } else if (typeof part === "boolean") {
+    out.push(part ? TAG_TRUE : TAG_FALSE);
+  } else {
+    throw invalid(`part ${index} has unsupported type ${part === null ? "null" : typeof part}`);
+  }
+}
+
+/**
+ * Encodes a key tuple to order-preserving bytes.
+ *
+ * @param key the tuple; must be an array (it may be empty only when `allowEmpty`)
+ * @param allowEmpty whether `[]` is acceptable (selectors yes, stored keys no)
+ * @returns a fresh byte array; memcmp order of results equals tuple order
+ * @throws {FloretError} `invalid_input` for NaN, lone surrogates, unsupported part types
+ * @example
+ * ```ts
+ * import { encodeKey } from "./key_codec.ts";
+ * encodeKey(["thread", 1n, true]);
+ * ```
+ */
+export function encodeKey(key: KvKey, allowEmpty = false): Uint8Array {
+  if (!Array.isArray(key)) throw invalid("a key must be an array of parts");
+  if (key.length === 0 && !allowEmpty) throw invalid("a key needs at least one part");
+  const out = new ByteWriter();
+  key.forEach((part, index) => writePart(out, part, index));
+  return out.result();
+}
+
+class ByteReader {
+  position = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  next(): number {
+    if (this.position >= this.bytes.length) throw invalid("encoded key is truncated");
+    return this.bytes[this.position++];
+  }
+
+  take(count: number): Uint8Array {
+    if (this.position + count > this.bytes.length) throw invalid("encoded key is truncated");
+    const out = this.bytes.slice(this.position, this.position + count);
+    this.position += count;
+    return out;
+  }
+
+  unescape(): Uint8Array {
+    const out = new ByteWriter();
+    for (;;) {
+      const byte = this.next();
+      if (byte !== 0x00) out.push(byte);
+      else if (this.bytes[this.position] === ESCAPE) {
+        this.position++;
+        out.push(0x00);
+      } else return out.result();
+    }
+  }
+}
+
+function bigintFrom(bytes: Uint8Array): bigint {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  return value;
+}
+
+function readBigint(reader: ByteReader): bigint {
+  const negative = reader.next() === 0x00;
+  const flip = (bytes: Uint8Array): Uint8Array => negative ? bytes.map((b) => b ^ 0xff) : bytes;
+  const lengthOfLength = flip(reader.take(1))[0];
+  const length = Number(bigintFrom(flip(reader.take(lengthOfLength))));
+  const magnitude = bigintFrom(flip(reader.take(length)));
+  return negative ? -magnitude : magnitude;
+}
+
+function readNumber(reader: ByteReader): number {
+  const bytes = reader.take(8);
+  if (bytes[0] & 0x80) bytes[0] ^= 0x80;
+  else for (let i = 0; i < 8; i++) bytes[i] ^= 0xff;
+  return new DataView(bytes.buffer).getFloat64(0);
+}
+
+function readPart(reader: ByteReader): KvKeyPart {
+  const tag = reader.next();
+  switch (tag) {
+    case TAG_BYTES:
+      return reader.unescape();
+    case TAG_STRING:
+      return strictUtf8.decode(reader.unescape());
+    case TAG_NUMBER:
+      return readNumber(reader);
+    case TAG_BIGINT:
+      return readBigint(reader);
+    case TAG_FALSE:
+      return false;
+    case TAG_TRUE:
+      return true;
+    default:
+      throw invalid(`unknown type tag 0x${tag.toString(16)}`);
+  }
+}
+
+/**
+ * Decodes bytes produced by {@link encodeKey} back into a tuple.
+ *
+ * @param bytes an encoded key
+ * @returns the tuple; byte parts are fresh copies
+ * @throws {FloretError} `invalid_input` when the bytes are not a valid encoding
+ * @example
+ * ```ts
+ * import { decodeKey, encodeKey } from "./key_codec.ts";
+ * decodeKey(encodeKey(["a", 1])); // ["a", 1]
+ * ```
+ */
+export function decodeKey(bytes: Uint8Array): KvKeyPart[] {
+  const reader = new ByteReader(bytes);
+  const parts: KvKeyPart[] = [];
+  while (reader.position < bytes.length) parts.push(readPart(reader));
+  return parts;
+}
+
+/**
+ * Compares two encoded keys as unsigned bytes.
+ *
+ * @param a encoded key
+ * @param b encoded key
+ * @returns negative, zero or positive, like a sort comparator
+ */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}

@@ -1,0 +1,132 @@
+/**
+ * Validation and encoding shared by every adapter before it touches storage:
+ * a commit is checked whole (so a bad key never leaves a half-applied
+ * write), its keys are encoded once, and its values are copied so the caller
+ * may reuse its buffers. Also the version format every adapter emits.
+ *
+ * @module
+ */
+
+import { FloretError } from "../errors.ts";
+import { encodeKey } from "./key_codec.ts";
+import type { KvCommit, KvKey } from "./kv_store.ts";
+
+/** One check of a planned commit; `version: null` means the key must be absent. */
+export interface PlannedCheck {
+  /** Encoded key. */
+  key: Uint8Array;
+  /** Expected version, or null for "must not exist". */
+  version: string | null;
+}
+
+/** One write of a planned commit: `value: null` deletes. */
+export interface PlannedWrite {
+  /** Encoded key. */
+  key: Uint8Array;
+  /** A private copy of the value, or null to delete. */
+  value: Uint8Array | null;
+}
+
+/** A validated commit with encoded keys and private copies of every value. */
+export interface CommitPlan {
+  /** Checks, in the caller's order. */
+  checks: PlannedCheck[];
+  /** Sets first, then deletes; every key appears at most once. */
+  writes: PlannedWrite[];
+}
+
+/** Width of a version string: enough digits for any 64-bit counter. */
+export const VERSION_WIDTH = 20;
+
+function invalid(detail: string): FloretError {
+  return new FloretError("invalid_input", `Invalid commit: ${detail}`);
+}
+
+function listOf<T>(value: T[] | undefined, name: string): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalid(`${name} must be an array`);
+  return value;
+}
+
+// Binary strings of the encoded bytes make Map keys that compare by content.
+function mapKey(bytes: Uint8Array): string {
+  let out = "";
+  for (const byte of bytes) out += String.fromCharCode(byte);
+  return out;
+}
+
+/**
+ * Validates a commit and encodes it for an adapter.
+ *
+ * @param op the caller's commit
+ * @returns encoded checks and writes with copied values
+ * @throws {FloretError} `invalid_input` for bad keys, non-byte values, bad versions, or a key
+ *   written twice in one commit (set twice, or both set and deleted)
+ * @example
+ * ```ts
+ * import { planCommit } from "./kv_commit_plan.ts";
+ * const plan = planCommit({ set: [{ key: ["a"], value: new Uint8Array([1]) }] });
+ * ```
+ */
+export function planCommit(op: KvCommit): CommitPlan {
+  if (op === null || typeof op !== "object") throw invalid("the operation must be an object");
+  const checks = listOf(op.checks, "checks").map((check): PlannedCheck => {
+    if (check === null || typeof check !== "object") throw invalid("a check must be an object");
+    if (check.version !== null && typeof check.version !== "string") {
+      throw invalid("a check's version must be a string or null");
+    }
+    return { key: encodeKey(check.key), version: check.version };
+  });
+  const seen = new Set<string>();
+  const claim = (key: Uint8Array): Uint8Array => {
+    const id = mapKey(key);
+    if (seen.has(id)) throw invalid("a key is written more than once");
+    seen.add(id);
+    return key;
+  };
+  const writes: PlannedWrite[] = listOf(op.set, "set").map((entry) => {
+    if (entry === null || typeof entry !== "object") throw invalid("a set entry must be an object");
+    if (!(entry.value instanceof Uint8Array)) throw invalid("a value must be a Uint8Array");
+    return { key: claim(encodeKey(entry.key)), value: entry.value.slice() };
+  });
+  for (const key of listOf(op.delete, "delete")) {
+    writes.push({ key: claim(encodeKey(key)), value: null });
+  }
+  return { checks, writes };
+}
+
+/**
+ * Encodes the keys of a `getMany` call.
+ *
+ * @param keys the keys to read
+ * @returns encoded keys in the same order
+ * @throws {FloretError} `invalid_input` when `keys` is not an array or a key is invalid
+ */
+export function planGet(keys: readonly KvKey[]): Uint8Array[] {
+  if (!Array.isArray(keys)) {
+    throw new FloretError("invalid_input", "Invalid read: keys must be an array");
+  }
+  return keys.map((key) => encodeKey(key));
+}
+
+/**
+ * Formats a commit counter as a version: fixed-width decimal, so later commits
+ * compare greater with plain string comparison.
+ *
+ * @param counter a non-negative commit counter
+ * @returns a {@link VERSION_WIDTH}-character string
+ */
+export function formatVersion(counter: bigint | number): string {
+  return counter.toString().padStart(VERSION_WIDTH, "0");
+}
+
+/**
+ * A binary string of bytes, usable as a `Map` key and ordered like memcmp
+ * (each character is one byte, so string comparison is byte comparison).
+ *
+ * @param bytes encoded key
+ * @returns a string with one char code (0–255) per byte
+ */
+export function bytesToMapKey(bytes: Uint8Array): string {
+  return mapKey(bytes);
+}
