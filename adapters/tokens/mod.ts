@@ -1,0 +1,31 @@
+/**
+ * Token counting for provider requests. A separate entry point because the
+ * OpenAI encodings (gpt-tokenizer) are large; they load lazily, one encoding
+ * at a time, on the first `estimateTokens` call that needs them.
+ *
+ * @example
+ * ```ts
+ * import { estimateTokens, roughTokenCount } from "@floret/engine/tokens";
+ * const request = { messages: [{ role: "user" as const, text: "Hello" }], tools: [] };
+ * const { tokens, tokenizer } = await estimateTokens(request, "claude-sonnet-4-5");
+ * console.log(tokens >= roughTokenCount("Hello"), tokenizer); // true "estimate"
+ * ```
+ *
+ * @module
+ */
+export {
+  ESTIMATE_REQUEST_OVERHEAD_TOKENS,
+  ESTIMATE_TEXT_RATIO,
+  ESTIMATE_TOKENS_PER_MESSAGE,
+  ESTIMATE_TOKENS_PER_TOOL,
+  ESTIMATE_TOOLS_OVERHEAD_TOKENS,
+  estimateTokens,
+  IMAGE_TOKENS,
+  OPENAI_REPLY_PRIMING_TOKENS,
+  OPENAI_TOKENS_PER_MESSAGE,
+  TOOL_CALL_OVERHEAD_TOKENS,
+} from "../../src/provider/token_estimate.ts";
+export type { TokenEstimate } from "../../src/provider/token_estimate.ts";
+export { roughTokenCount } from "../../src/provider/rough_token_count.ts";
+export { tokenizerForModel } from "../../src/provider/tokenizer_choice.ts";
+export type { TokenizerName } from "../../src/provider/tokenizer_choice.ts";
