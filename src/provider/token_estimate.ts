@@ -169,9 +169,10 @@ export async function estimateTokens(
   if (exact) {
     messageTokens = textTokens + tally.framing + OPENAI_REPLY_PRIMING_TOKENS;
     toolTokens = count(openAIToolText(request.tools));
-    // Tools live inside the system message; without one, OpenAI adds one.
+    // Tools live inside the system message, after a blank-line separator
+    // (one token); without a system message, OpenAI adds one.
     const hasSystem = request.messages.some((message) => message.role === "system");
-    if (toolTokens > 0 && !hasSystem) toolTokens += OPENAI_TOKENS_PER_MESSAGE + 1;
+    if (toolTokens > 0) toolTokens += hasSystem ? 1 : OPENAI_TOKENS_PER_MESSAGE + 1;
   } else {
     messageTokens = Math.ceil(textTokens * ESTIMATE_TEXT_RATIO) + tally.framing +
       ESTIMATE_REQUEST_OVERHEAD_TOKENS;
