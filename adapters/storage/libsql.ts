@@ -1,0 +1,208 @@
+/**
+ * A {@link KvStore} on libSQL: a local SQLite file, a Turso database, or any
+ * libSQL server over `http(s)://` or `libsql://`. Import it from
+ * `@floret/engine/libsql` so the core never loads `@libsql/client`.
+ *
+ * @module
+ */
+
+import { type Client, createClient } from "@libsql/client";
+import { FloretError } from "../../src/errors.ts";
+import { decodeKey } from "../../src/spi/key_codec.ts";
+import { bytesToMapKey, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
+import { formatVersion } from "../../src/spi/kv_commit_plan.ts";
+import { planScan } from "../../src/spi/kv_range.ts";
+import type {
+  KvCommit,
+  KvCommitResult,
+  KvEntry,
+  KvKey,
+  KvListOptions,
+  KvSelector,
+  KvStore,
+} from "../../src/spi/kv_store.ts";
+import { applyPragmas, prepareSchema } from "./libsql_schema.ts";
+import {
+  blob,
+  commitStatements,
+  GET_CHUNK,
+  getStatement,
+  isCheckFailure,
+  listStatement,
+  retryBusy,
+  storageFailure,
+} from "./libsql_statements.ts";
+
+/** Tuning shared by both ways of opening a {@link libsqlStore}. */
+export interface LibsqlTuning {
+  /**
+   * SQLite `synchronous` level for local files (always in WAL mode). Default
+   * `"full"`: a commit that returned survives power loss, which the journal's
+   * "nothing lost" promise needs. `"normal"` is faster but may lose the last
+   * commits (never corrupt the file) on power loss or OS crash.
+   */
+  synchronous?: "normal" | "full";
+  /** How long a local commit waits for another process's write lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** Options of {@link libsqlStore}: a URL to open, or a client the caller owns. */
+export type LibsqlStoreOptions =
+  | (LibsqlTuning & { url: string; authToken?: string })
+  | (LibsqlTuning & { client: Client });
+
+const SCHEMES = new Set(["file:", "http:", "https:", "libsql:", "ws:", "wss:"]);
+
+function validate(options: LibsqlStoreOptions): Required<LibsqlTuning> {
+  const bad = (detail: string): FloretError =>
+    new FloretError("invalid_input", `Invalid libsqlStore options: ${detail}`);
+  if (options === null || typeof options !== "object") throw bad("expected an object");
+  if ("client" in options) {
+    const client = options.client as Partial<Client> | null;
+    if (typeof client?.batch !== "function" || typeof client.execute !== "function") {
+      throw bad("client is not a libSQL client");
+    }
+  } else {
+    if (
+      typeof options.url !== "string" ||
+      !SCHEMES.has(options.url.slice(0, options.url.indexOf(":") + 1))
+    ) {
+      throw bad(
+        `url must start with file:, http(s):, libsql: or ws(s):, got ${String(options.url)}`,
+      );
+    }
+    if (options.authToken !== undefined && typeof options.authToken !== "string") {
+      throw bad("authToken must be a string");
+    }
+  }
+  const synchronous = options.synchronous ?? "full";
+  if (synchronous !== "normal" && synchronous !== "full") {
+    throw bad("synchronous must be normal or full");
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw bad("busyTimeoutMs must be >= 0");
+  return { synchronous, busyTimeoutMs };
+}
+
+function toEntry(row: Record<string, unknown> & ArrayLike<unknown>): KvEntry {
+  return { key: decodeKey(blob(row[0])), value: blob(row[1]), version: String(row[2]) };
+}
+
+/**
+ * Opens a store on libSQL. Nothing happens until the first call: the client
+ * (when given a URL) is created then, and the schema is prepared once. Each
+ * `commit` is then one `client.batch` — one round trip to a remote server —
+ * holding its version checks, the version allocation and all writes, so no
+ * transaction ever stays open across a network wait.
+ *
+ * @param options `{ url, authToken? }` to let the store own its client, or
+ *   `{ client }` to share one (the store then never closes it); plus tuning
+ * @returns the store
+ * @throws {FloretError} `invalid_input` for malformed options (before any I/O)
+ * @example
+ * ```ts ignore
+ * import { libsqlStore } from "@floret/engine/libsql";
+ * const store = libsqlStore({ url: "file:floret.db" });
+ * await store.commit({ set: [{ key: ["hello"], value: new Uint8Array([1]) }] });
+ * await store.close();
+ * ```
+ */
+export function libsqlStore(options: LibsqlStoreOptions): KvStore {
+  const tuning = validate(options);
+  const owned = !("client" in options);
+  let client: Client | undefined = "client" in options ? options.client : undefined;
+  let ready: Promise<Client> | undefined;
+  let closed = false;
+
+  const open = async (): Promise<Client> => {
+    if (!client && !("client" in options)) {
+      // One connection per owned file client, so the pragmas set at open
+      // hold for every statement; busy waits also get the driver's timeout.
+      client = createClient({
+        url: options.url,
+        authToken: options.authToken,
+        concurrency: options.url.startsWith("file:") ? 1 : undefined,
+        timeout: tuning.busyTimeoutMs,
+      });
+    }
+    const active = client as Client;
+    if (closed && owned) active.close();
+    await retryBusy(() => applyPragmas(active, tuning));
+    await retryBusy(() => prepareSchema(active));
+    return active;
+  };
+
+  const connect = (): Promise<Client> => {
+    if (closed) {
+      return Promise.reject(new FloretError("storage_failure", "Store is closed: libsqlStore"));
+    }
+    ready ??= open().catch((error) => {
+      ready = undefined; // let a later call try again after a transient failure
+      throw storageFailure(error, "open");
+    });
+    return ready;
+  };
+
+  return {
+    async getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
+      const encoded = planGet(keys);
+      if (encoded.length === 0) return [];
+      const db = await connect();
+      const found = new Map<string, KvEntry>();
+      try {
+        for (let i = 0; i < encoded.length; i += GET_CHUNK) {
+          const result = await retryBusy(() =>
+            db.execute(getStatement(encoded.slice(i, i + GET_CHUNK)))
+          );
+          for (const row of result.rows) found.set(bytesToMapKey(blob(row[0])), toEntry(row));
+        }
+      } catch (error) {
+        throw storageFailure(error, "read");
+      }
+      // Each caller slot gets its own copy, even for repeated keys.
+      return encoded.map((bytes) => {
+        const entry = found.get(bytesToMapKey(bytes));
+        return entry
+          ? { key: decodeKey(bytes), value: entry.value.slice(), version: entry.version }
+          : null;
+      });
+    },
+
+    async list(selector: KvSelector, listOptions?: KvListOptions): Promise<KvEntry[]> {
+      const scan = planScan(selector, listOptions);
+      const db = await connect();
+      if (scan.empty) return [];
+      try {
+        const result = await retryBusy(() => db.execute(listStatement(scan)));
+        return result.rows.map(toEntry);
+      } catch (error) {
+        throw storageFailure(error, "list");
+      }
+    },
+
+    async commit(op: KvCommit): Promise<KvCommitResult> {
+      const plan = planCommit(op);
+      const db = await connect();
+      const statements = commitStatements(plan);
+      try {
+        const results = await retryBusy(() => db.batch(statements, "write"));
+        const counter = results[plan.checks.length].rows[0]?.[0];
+        if (counter === undefined || counter === null) {
+          throw new Error("version counter is missing");
+        }
+        return { ok: true, version: formatVersion(BigInt(counter as number | bigint | string)) };
+      } catch (error) {
+        if (isCheckFailure(error)) return { ok: false };
+        throw storageFailure(error, "commit");
+      }
+    },
+
+    close(): Promise<void> {
+      if (!closed) {
+        closed = true;
+        if (owned) client?.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}

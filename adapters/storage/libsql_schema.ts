@@ -1,0 +1,112 @@
+/**
+ * The physical schema of the libSQL store and its one-time preparation:
+ * connection pragmas, the meta row with the schema version, the `kv` table,
+ * and the check view whose trigger makes a failed version check abort the
+ * commit batch it sits in.
+ *
+ * @module
+ */
+
+import type { Client } from "@libsql/client";
+import { FloretError } from "../../src/errors.ts";
+
+/** The physical schema version this code writes and reads. */
+export const SCHEMA_VERSION = 1;
+
+/**
+ * The message of the RAISE a failed check produces. Commits map exactly this
+ * failure to `{ ok: false }`.
+ */
+export const CHECK_FAILED = "floret_check_failed";
+
+/** How the store prepares connections to a local file database. */
+export interface PragmaSettings {
+  /** SQLite `synchronous` level for WAL mode. */
+  synchronous: "normal" | "full";
+  /** How long a connection waits for another writer's lock, in milliseconds. */
+  busyTimeoutMs: number;
+}
+
+// `floret_meta` is the one object every future schema keeps, so reading it
+// first is safe on any version; nothing else is touched until the version is
+// known to be ours.
+const META_STATEMENTS = [
+  "CREATE TABLE IF NOT EXISTS floret_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+  "INSERT OR IGNORE INTO floret_meta (name, value) VALUES ('schema', 0), ('version', 0)",
+  "SELECT value FROM floret_meta WHERE name = 'schema'",
+];
+
+// One step per schema version: MIGRATIONS[n] upgrades version n to n + 1.
+// Every statement is idempotent so a step interrupted before its version bump
+// can simply run again.
+const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    "CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL, version TEXT NOT NULL) WITHOUT ROWID",
+    // Inserting into this view never stores anything: its trigger only aborts
+    // the surrounding batch when the key's current version differs. `IS NOT`
+    // treats a missing row (NULL) and an expected NULL as equal.
+    "CREATE VIEW IF NOT EXISTS floret_check AS SELECT NULL AS key, NULL AS version WHERE 0",
+    `CREATE TRIGGER IF NOT EXISTS floret_check_insert INSTEAD OF INSERT ON floret_check BEGIN
+       SELECT RAISE(ABORT, '${CHECK_FAILED}')
+       WHERE (SELECT version FROM kv WHERE key = NEW.key) IS NOT NEW.version;
+     END`,
+  ],
+];
+
+/**
+ * Sets WAL mode and the connection pragmas on a local file database. Remote
+ * servers manage their own durability, so this does nothing for them.
+ *
+ * @param client the libSQL client
+ * @param settings the synchronous level and busy timeout
+ * @returns when the pragmas are applied
+ */
+export async function applyPragmas(client: Client, settings: PragmaSettings): Promise<void> {
+  if (client.protocol !== "file") return;
+  // busy_timeout first: switching to WAL needs a lock another process may hold.
+  await client.execute(`PRAGMA busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
+  await client.execute("PRAGMA journal_mode = WAL");
+  await client.execute(
+    `PRAGMA synchronous = ${settings.synchronous === "full" ? "FULL" : "NORMAL"}`,
+  );
+}
+
+function schemaOf(value: unknown): number {
+  const schema = Number(value);
+  if (!Number.isInteger(schema) || schema < 0) {
+    throw new FloretError("storage_failure", `Store schema is unreadable: ${String(value)}`);
+  }
+  return schema;
+}
+
+/**
+ * Brings the schema up to {@link SCHEMA_VERSION}, one migration step per
+ * version, each in its own write batch.
+ *
+ * @param client the libSQL client
+ * @returns when the schema is current
+ * @throws {FloretError} `store_too_new` when the store was written by a newer schema
+ */
+export async function prepareSchema(client: Client): Promise<void> {
+  const results = await client.batch(META_STATEMENTS, "write");
+  let schema = schemaOf(results[2].rows[0]?.[0]);
+  if (schema > SCHEMA_VERSION) {
+    throw new FloretError(
+      "store_too_new",
+      `Store schema is newer than this engine: ${schema} > ${SCHEMA_VERSION}`,
+    );
+  }
+  while (schema < SCHEMA_VERSION) {
+    await client.batch(
+      [
+        ...MIGRATIONS[schema],
+        {
+          sql: "UPDATE floret_meta SET value = ? WHERE name = 'schema' AND value = ?",
+          args: [schema + 1, schema],
+        },
+      ],
+      "write",
+    );
+    schema += 1;
+  }
+}

@@ -1,0 +1,119 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
+import { isFloretError, type KvStore } from "@floret/engine";
+import { kvConformance } from "@floret/engine/testing";
+import { libsqlStore } from "@floret/engine/libsql";
+import { type HranaServer, startHranaServer } from "./support/hrana_server.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "floret-libsql-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const urls = new WeakMap<KvStore, string>();
+
+function fileStore(): KvStore {
+  const url = `file:${join(dir, `store-${++counter}.db`)}`;
+  const store = libsqlStore({ url });
+  urls.set(store, url);
+  return store;
+}
+
+kvConformance("libsqlStore (file)", fileStore, {
+  reopen: (closed) => libsqlStore({ url: urls.get(closed) as string }),
+});
+
+describe("libsqlStore over Hrana HTTP", () => {
+  let server: HranaServer;
+  before(async () => {
+    server = await startHranaServer(join(dir, "remote"));
+  });
+  after(() => server.close());
+
+  kvConformance("libsqlStore (http)", () => libsqlStore({ url: server.newDatabaseUrl() }), {
+    largeValueBytes: 5 * 1024 * 1024,
+    modelRuns: 10,
+  });
+
+  test("each commit is exactly one HTTP request after initialisation", async () => {
+    const store = libsqlStore({ url: server.newDatabaseUrl() });
+    try {
+      await store.getMany([["warm-up"]]);
+      const start = server.requests;
+      for (let i = 0; i < 5; i++) {
+        const result = await store.commit({
+          checks: [{ key: ["n", i], version: null }],
+          set: [{ key: ["n", i], value: new Uint8Array([i]) }, {
+            key: ["m", i],
+            value: new Uint8Array([i]),
+          }],
+          delete: [["gone", i]],
+        });
+        assert.ok(result.ok);
+      }
+      assert.equal(server.requests - start, 5);
+      const failed = await store.commit({ checks: [{ key: ["n", 0], version: null }] });
+      assert.deepEqual(failed, { ok: false });
+      assert.equal(server.requests - start, 6);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("libsqlStore failures", () => {
+  test("a store over a shared client never closes it", async () => {
+    const client = createClient({ url: `file:${join(dir, "shared.db")}` });
+    const store = libsqlStore({ client });
+    await store.commit({ set: [{ key: ["k"], value: new Uint8Array([1]) }] });
+    await store.close();
+    assert.equal(client.closed, false);
+    assert.equal((await client.execute("SELECT count(*) FROM kv")).rows[0][0], 1);
+    client.close();
+  });
+
+  test("I/O failures surface as storage_failure with a cause and change nothing", async () => {
+    const client = createClient({ url: `file:${join(dir, "failing.db")}` });
+    const store = libsqlStore({ client });
+    await store.commit({ set: [{ key: ["k"], value: new Uint8Array([1]) }] });
+    const broken = libsqlStore({
+      client: new Proxy(client, {
+        get: (target, name) => {
+          if (name === "batch") return () => Promise.reject(new Error("disk on fire"));
+          const value = Reflect.get(target, name, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }),
+    });
+    const failure = await broken.commit({ set: [{ key: ["k"], value: new Uint8Array([2]) }] })
+      .catch((e) => e);
+    assert.ok(isFloretError(failure, "storage_failure"));
+    assert.equal((failure.cause as Error).message, "disk on fire");
+    const [entry] = await store.getMany([["k"]]);
+    assert.deepEqual(Array.from(entry?.value ?? []), [1]);
+    client.close();
+    await assert.rejects(
+      store.getMany([["k"]]),
+      (e) => isFloretError(e, "storage_failure") && e.cause !== undefined,
+    );
+    await assert.rejects(
+      store.commit({ delete: [["k"]] }),
+      (e) => isFloretError(e, "storage_failure"),
+    );
+  });
+
+  test("a store written by a newer schema fails closed with store_too_new", async () => {
+    const url = `file:${join(dir, "newer.db")}`;
+    const first = libsqlStore({ url });
+    await first.commit({ set: [{ key: ["k"], value: new Uint8Array([1]) }] });
+    await first.close();
+    const client = createClient({ url });
+    await client.execute("UPDATE floret_meta SET value = 99 WHERE name = 'schema'");
+    client.close();
+    const newer = libsqlStore({ url });
+    await assert.rejects(newer.getMany([["k"]]), (e) => isFloretError(e, "store_too_new"));
+    await newer.close();
+  });
+});
