@@ -60,6 +60,14 @@ export type ProviderMessage =
     text: string;
     reasoning?: string;
     toolCalls?: { callId: string; name: string; arguments: string }[];
+    /**
+     * Opaque state this gateway returned in `finish.state` for this message
+     * (reasoning signatures, encrypted reasoning items); replayed only when
+     * `stateKey` matches. The engine stores it with the assistant message and
+     * fills it in when it projects the history; gateways ignore state they did
+     * not produce.
+     */
+    state?: unknown;
   }
   | { role: "tool"; callId: string; name: string; output: string; isError?: boolean };
 
@@ -86,7 +94,8 @@ export interface ProviderRequest {
   /**
    * Opaque provider state from earlier responses of the same `stateKey`
    * (reasoning signatures, encrypted reasoning items), keyed by the assistant
-   * message index it belongs to; gateways define its shape.
+   * message index it belongs to; gateways define its shape. The built-in HTTP
+   * gateways read the per-message `state` of assistant messages instead.
    */
   state?: unknown;
 }

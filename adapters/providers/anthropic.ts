@@ -1,0 +1,16 @@
+/**
+ * The Anthropic Messages gateway. Loads `@anthropic-ai/sdk`; the engine's main
+ * entry does not.
+ *
+ * @example
+ * ```ts
+ * import { anthropicMessages } from "@floret/engine/anthropic";
+ * const gateway = anthropicMessages({ model: "claude-sonnet-4-5", maxTokens: 2048 });
+ * console.log(gateway.info.provider); // "anthropic"
+ * ```
+ *
+ * @module
+ */
+export { anthropicMessages } from "./anthropic_messages.ts";
+export type { AnthropicMessagesOptions } from "./anthropic_messages.ts";
+export type { HttpGatewayOptions } from "./http_options.ts";

@@ -1,0 +1,121 @@
+/**
+ * A gateway for the Anthropic Messages API.
+ *
+ * @module
+ */
+import {
+  Anthropic,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+} from "@anthropic-ai/sdk";
+import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type {
+  Gateway,
+  GatewayInfo,
+  ProviderEvent,
+  ProviderRequest,
+} from "../../src/provider/gateway.ts";
+import type { HttpGatewayOptions } from "./http_options.ts";
+import { NO_SDK_TIMEOUT_MS, resolveGatewayInfo } from "./http_options.ts";
+import { capturingFetch } from "./http_capture.ts";
+import { renderAnthropicRequest } from "./anthropic_request.ts";
+import { AnthropicEventParser } from "./anthropic_events.ts";
+import { toProviderError } from "./provider_errors.ts";
+import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
+import { abortable } from "./abortable.ts";
+import { FloretError } from "../../src/errors.ts";
+
+/** Options of {@link anthropicMessages}. */
+export type AnthropicMessagesOptions = HttpGatewayOptions & {
+  /** Output budget when the request sets none (the API requires one); default: capabilities, then 4096. */
+  maxTokens?: number;
+};
+
+const anthropicErrors: SdkErrorTypes = {
+  isApiError: (error: unknown): error is SdkApiError => error instanceof APIError,
+  isTimeout: (error: unknown): boolean => error instanceof APIConnectionTimeoutError,
+  isConnection: (error: unknown): boolean =>
+    error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError),
+};
+
+/**
+ * Creates a gateway for Anthropic Messages. Streams text, tool use and
+ * thinking; signed thinking blocks come back in `finish.state` and are
+ * replayed from the assistant message's `state`. Enable thinking with
+ * `extraBody: { thinking: { type: "enabled", budget_tokens: 2048 } }`.
+ *
+ * @example
+ * ```ts
+ * import { anthropicMessages } from "@floret/engine/anthropic";
+ * const gateway = anthropicMessages({ model: "claude-sonnet-4-5", apiKey: "sk-ant-…" });
+ * console.log(gateway.info.stateKey); // "anthropic:claude-sonnet-4-5:messages"
+ * ```
+ *
+ * @param options model, credentials, endpoint, capabilities and default output budget
+ * @returns the gateway
+ * @throws {FloretError} `invalid_input` for malformed options
+ */
+export function anthropicMessages(options: AnthropicMessagesOptions): Gateway {
+  const info = resolveGatewayInfo(options, "anthropic", "messages");
+  if (
+    options.maxTokens !== undefined &&
+    !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)
+  ) {
+    throw new FloretError(
+      "invalid_input",
+      `Gateway maxTokens must be a positive integer: ${options.maxTokens}`,
+    );
+  }
+  return {
+    info,
+    stream: (request, { signal }) => streamMessages(options, info, request, signal),
+  };
+}
+
+async function* streamMessages(
+  options: AnthropicMessagesOptions,
+  info: GatewayInfo,
+  request: ProviderRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent, void, undefined> {
+  const body = renderAnthropicRequest(request, {
+    model: info.model,
+    stateKey: info.stateKey,
+    capabilities: info.capabilities,
+    maxTokens: options.maxTokens,
+    extraBody: options.extraBody,
+  });
+  // A client per attempt keeps the captured responses of concurrent attempts apart.
+  const capture = capturingFetch(options.fetch);
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    fetch: capture.fetch,
+    maxRetries: 0,
+    timeout: NO_SDK_TIMEOUT_MS,
+    defaultHeaders: options.headers,
+    logLevel: "off",
+    dangerouslyAllowBrowser: true,
+  });
+  try {
+    // Our renderer owns the wire shape; the SDK types are stricter than the API.
+    const params = body as unknown as MessageCreateParamsStreaming;
+    const stream = await client.messages.create(params, { signal });
+    const parser = new AnthropicEventParser(info.stateKey);
+    for await (const event of abortable(stream, signal)) {
+      yield* parser.push(event);
+      if (parser.done) break;
+    }
+    if (signal.aborted) throw signal.reason;
+    parser.end();
+  } catch (error) {
+    throw toProviderError(error, {
+      signal,
+      apiKey: options.apiKey,
+      capture: capture.last,
+      sdk: anthropicErrors,
+      label: "Anthropic",
+    });
+  }
+}

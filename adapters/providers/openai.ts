@@ -1,0 +1,17 @@
+/**
+ * OpenAI gateways: Chat Completions (any compatible endpoint) and the
+ * Responses API. Loads the `openai` SDK; the engine's main entry does not.
+ *
+ * @example
+ * ```ts
+ * import { openAIChat } from "@floret/engine/openai";
+ * const gateway = openAIChat({ model: "deepseek-chat", provider: "deepseek", baseURL: "https://api.deepseek.com" });
+ * console.log(gateway.info.provider); // "deepseek"
+ * ```
+ *
+ * @module
+ */
+export { openAIChat } from "./openai_chat.ts";
+export type { OpenAIChatOptions } from "./openai_chat.ts";
+export { openAIResponses } from "./openai_responses.ts";
+export type { HttpGatewayOptions } from "./http_options.ts";

@@ -1,0 +1,95 @@
+/**
+ * A gateway for any OpenAI-compatible Chat Completions endpoint.
+ *
+ * @module
+ */
+import type {
+  Gateway,
+  GatewayInfo,
+  ProviderEvent,
+  ProviderRequest,
+} from "../../src/provider/gateway.ts";
+import type { HttpGatewayOptions } from "./http_options.ts";
+import { resolveGatewayInfo } from "./http_options.ts";
+import { openAIAttempt, openAIErrors } from "./openai_client.ts";
+import { renderChatRequest } from "./openai_chat_request.ts";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { ChatEventParser, completionAsChunk } from "./openai_chat_events.ts";
+import { toProviderError } from "./provider_errors.ts";
+import { abortable } from "./abortable.ts";
+
+/** Options of {@link openAIChat}. */
+export type OpenAIChatOptions = HttpGatewayOptions & {
+  /** Provider name for `info.provider` and the state key (e.g. `deepseek`); default `openai`. */
+  provider?: string;
+};
+
+/**
+ * Creates a gateway for OpenAI Chat Completions or any compatible endpoint
+ * (DeepSeek, OpenRouter, vLLM, …) via `baseURL`. Streams with usage; tool
+ * calls, `reasoning_content` and in-stream errors are normalised.
+ *
+ * @example
+ * ```ts
+ * import { openAIChat } from "@floret/engine/openai";
+ * const gateway = openAIChat({ model: "gpt-4.1-mini", apiKey: "sk-…" });
+ * console.log(gateway.info.stateKey); // "openai:gpt-4.1-mini:chat"
+ * ```
+ *
+ * @param options model, credentials, endpoint and capabilities
+ * @returns the gateway
+ * @throws {FloretError} `invalid_input` for malformed options
+ */
+export function openAIChat(options: OpenAIChatOptions): Gateway {
+  const info = resolveGatewayInfo(options, options?.provider ?? "openai", "chat");
+  return {
+    info,
+    stream: (request, { signal }) => streamChat(options, info, request, signal),
+  };
+}
+
+async function* streamChat(
+  options: OpenAIChatOptions,
+  info: GatewayInfo,
+  request: ProviderRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent, void, undefined> {
+  const body = renderChatRequest(request, {
+    model: info.model,
+    provider: info.provider,
+    capabilities: info.capabilities,
+    extraBody: options.extraBody,
+  });
+  const { client, capture } = openAIAttempt(options);
+  const context = {
+    signal,
+    apiKey: options.apiKey,
+    sdk: openAIErrors,
+    label: labelOf(info.provider),
+  };
+  try {
+    // The body carries provider-specific fields the SDK types do not list.
+    const params = body as unknown as ChatCompletionCreateParamsStreaming;
+    const { data, response } = await client.chat.completions.create(params, { signal })
+      .withResponse();
+    const parser = new ChatEventParser();
+    if (isJson(response)) {
+      // Some compatible servers ignore `stream: true`; the SDK stream is never read then.
+      yield* parser.push(completionAsChunk(await response.json()));
+    } else {
+      for await (const chunk of abortable(data, signal)) yield* parser.push(chunk);
+    }
+    if (signal.aborted) throw signal.reason;
+    yield* parser.end();
+  } catch (error) {
+    throw toProviderError(error, { ...context, capture: capture.last });
+  }
+}
+
+function isJson(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").includes("application/json");
+}
+
+function labelOf(provider: string): string {
+  return provider === "openai" ? "OpenAI" : provider;
+}

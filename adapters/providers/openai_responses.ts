@@ -1,0 +1,79 @@
+/**
+ * A gateway for the OpenAI Responses API.
+ *
+ * @module
+ */
+import type {
+  Gateway,
+  GatewayInfo,
+  ProviderEvent,
+  ProviderRequest,
+} from "../../src/provider/gateway.ts";
+import type { HttpGatewayOptions } from "./http_options.ts";
+import { resolveGatewayInfo } from "./http_options.ts";
+import { openAIAttempt, openAIErrors } from "./openai_client.ts";
+import { renderResponsesRequest } from "./openai_responses_request.ts";
+import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
+import { ResponsesEventParser } from "./openai_responses_events.ts";
+import { toProviderError } from "./provider_errors.ts";
+import { abortable } from "./abortable.ts";
+
+/**
+ * Creates a gateway for the OpenAI Responses API. Requests are stateless
+ * (`store: false`); reasoning items come back with encrypted content in
+ * `finish.state`, and are replayed from the assistant message's `state`.
+ *
+ * @example
+ * ```ts
+ * import { openAIResponses } from "@floret/engine/openai";
+ * const gateway = openAIResponses({ model: "gpt-5-mini", apiKey: "sk-…" });
+ * console.log(gateway.info.stateKey); // "openai:gpt-5-mini:responses"
+ * ```
+ *
+ * @param options model, credentials, endpoint and capabilities
+ * @returns the gateway
+ * @throws {FloretError} `invalid_input` for malformed options
+ */
+export function openAIResponses(options: HttpGatewayOptions): Gateway {
+  const info = resolveGatewayInfo(options, "openai", "responses");
+  return {
+    info,
+    stream: (request, { signal }) => streamResponses(options, info, request, signal),
+  };
+}
+
+async function* streamResponses(
+  options: HttpGatewayOptions,
+  info: GatewayInfo,
+  request: ProviderRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent, void, undefined> {
+  const body = renderResponsesRequest(request, {
+    model: info.model,
+    stateKey: info.stateKey,
+    capabilities: info.capabilities,
+    extraBody: options.extraBody,
+  });
+  const { client, capture } = openAIAttempt(options);
+  try {
+    // Our renderer owns the wire shape; the SDK types are stricter than the API.
+    const params = body as unknown as ResponseCreateParamsStreaming;
+    const stream = await client.responses.create(params, { signal });
+    const parser = new ResponsesEventParser(info.stateKey);
+    for await (const event of abortable(stream, signal)) {
+      yield* parser.push(event);
+      // Anything after the terminal event belongs to no response of ours.
+      if (parser.done) break;
+    }
+    if (signal.aborted) throw signal.reason;
+    parser.end();
+  } catch (error) {
+    throw toProviderError(error, {
+      signal,
+      apiKey: options.apiKey,
+      capture: capture.last,
+      sdk: openAIErrors,
+      label: "OpenAI",
+    });
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Turns Responses API stream events into normalised provider events.
+ *
+ * @module
+ */
+import type { ProviderEvent, Usage } from "../../src/provider/gateway.ts";
+import { ProviderError } from "../../src/provider/provider_error.ts";
+import { classifyFailure } from "./failure_class.ts";
+import { streamInterrupted } from "./provider_errors.ts";
+import { replayableReasoning, responsesState } from "./openai_responses_state.ts";
+import type { ReasoningItemWire } from "./openai_responses_state.ts";
+
+type Wire = Record<string, unknown>;
+
+interface CallState {
+  callId: string;
+  sawDelta: boolean;
+  ended: boolean;
+}
+
+/**
+ * Normalises Responses usage into disjoint counts (`input_tokens` includes
+ * cached tokens, so they are subtracted).
+ *
+ * @param usage the wire usage
+ * @returns disjoint counts
+ */
+export function responsesUsage(usage: Wire): Usage {
+  const out: Usage = {};
+  const inputDetails = record(usage.input_tokens_details);
+  const outputDetails = record(usage.output_tokens_details);
+  const cached = num(inputDetails.cached_tokens);
+  const input = num(usage.input_tokens);
+  if (input !== undefined) out.inputTokens = input - (cached ?? 0);
+  const output = num(usage.output_tokens);
+  if (output !== undefined) out.outputTokens = output;
+  if (cached !== undefined) out.cacheReadTokens = cached;
+  const reasoning = num(outputDetails.reasoning_tokens);
+  if (reasoning !== undefined) out.reasoningTokens = reasoning;
+  return out;
+}
+
+/** Stateful parser for one response. */
+export class ResponsesEventParser {
+  #calls = new Map<string, CallState>();
+  #reasoning: ReasoningItemWire[] = [];
+  #done = false;
+  #stateKey: string;
+
+  /** @param stateKey the gateway's state key, stamped into `finish.state` */
+  constructor(stateKey: string) {
+    this.#stateKey = stateKey;
+  }
+
+  /** Whether the terminal event arrived. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /**
+   * Feeds one parsed event.
+   *
+   * @param event the JSON payload of one SSE event
+   * @returns the events it produces
+   * @throws {ProviderError} for `response.failed`
+   */
+  push(event: unknown): ProviderEvent[] {
+    if (this.#done || typeof event !== "object" || event === null) return [];
+    const wire = event as Wire;
+    switch (wire.type) {
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        return text(wire.delta, "text");
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return text(wire.delta, "reasoning");
+      case "response.reasoning_summary_part.added":
+        // Separate summary parts the way the API separates paragraphs.
+        return num(wire.summary_index) ? [{ type: "reasoning", delta: "\n\n" }] : [];
+      case "response.output_item.added":
+        return this.#itemAdded(record(wire.item), wire.item_id ?? record(wire.item).id);
+      case "response.function_call_arguments.delta":
+        return this.#argumentsDelta(wire.item_id, wire.delta);
+      case "response.output_item.done":
+        return this.#itemDone(record(wire.item));
+      case "response.completed":
+      case "response.incomplete":
+        return this.#terminal(record(wire.response), wire.type);
+      case "response.failed":
+        throw failed(record(record(wire.response).error));
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * Ends the response after the body is exhausted.
+   *
+   * @throws {ProviderError} `stream_interrupted` when no terminal event arrived
+   */
+  end(): void {
+    if (!this.#done) throw streamInterrupted("the stream ended before response.completed");
+  }
+
+  #itemAdded(item: Wire, itemId: unknown): ProviderEvent[] {
+    if (item.type !== "function_call" || typeof itemId !== "string") return [];
+    const callId = typeof item.call_id === "string" ? item.call_id : itemId;
+    if (typeof item.name !== "string") throw streamInterrupted("a function call has no name");
+    this.#calls.set(itemId, { callId, sawDelta: false, ended: false });
+    return [{ type: "tool-call-start", callId, name: item.name }];
+  }
+
+  #argumentsDelta(itemId: unknown, delta: unknown): ProviderEvent[] {
+    const call = typeof itemId === "string" ? this.#calls.get(itemId) : undefined;
+    if (call === undefined || call.ended || typeof delta !== "string" || delta === "") return [];
+    call.sawDelta = true;
+    return [{ type: "tool-call-delta", callId: call.callId, argumentsDelta: delta }];
+  }
+
+  #itemDone(item: Wire): ProviderEvent[] {
+    if (item.type === "reasoning") {
+      const replay = replayableReasoning(item);
+      if (replay) this.#reasoning.push(replay);
+      return [];
+    }
+    const call = typeof item.id === "string" ? this.#calls.get(item.id) : undefined;
+    if (item.type !== "function_call" || call === undefined || call.ended) return [];
+    call.ended = true;
+    const events: ProviderEvent[] = [];
+    // Servers that skip argument deltas still send the whole arguments here.
+    if (!call.sawDelta && typeof item.arguments === "string" && item.arguments !== "") {
+      events.push({ type: "tool-call-delta", callId: call.callId, argumentsDelta: item.arguments });
+    }
+    events.push({ type: "tool-call-end", callId: call.callId });
+    return events;
+  }
+
+  #terminal(response: Wire, type: unknown): ProviderEvent[] {
+    this.#done = true;
+    const events: ProviderEvent[] = [];
+    for (const call of this.#calls.values()) {
+      if (!call.ended) {
+        call.ended = true;
+        events.push({ type: "tool-call-end", callId: call.callId });
+      }
+    }
+    if (typeof response.usage === "object" && response.usage !== null) {
+      events.push({ type: "usage", usage: responsesUsage(record(response.usage)) });
+    }
+    let reason: "stop" | "tool_calls" | "length" | "content_filter" = this.#calls.size > 0
+      ? "tool_calls"
+      : "stop";
+    if (type === "response.incomplete") {
+      reason = record(response.incomplete_details).reason === "content_filter"
+        ? "content_filter"
+        : "length";
+    }
+    events.push({ type: "finish", reason, state: responsesState(this.#stateKey, this.#reasoning) });
+    return events;
+  }
+}
+
+function failed(error: Wire): ProviderError {
+  const code = typeof error.code === "string" ? error.code : undefined;
+  const message = typeof error.message === "string" ? error.message : "response failed";
+  const advice = classifyFailure({ code, message });
+  return new ProviderError(`OpenAI response failed${code ? ` (${code})` : ""}: ${message}`, {
+    ...advice,
+    providerCode: code,
+    body: JSON.stringify(error),
+  });
+}
+
+function text(delta: unknown, type: "text" | "reasoning"): ProviderEvent[] {
+  return typeof delta === "string" && delta !== "" ? [{ type, delta }] : [];
+}
+
+function record(value: unknown): Wire {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Wire : {};
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}

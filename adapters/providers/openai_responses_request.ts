@@ -1,0 +1,137 @@
+/**
+ * Renders a {@link ProviderRequest} as an OpenAI Responses API request body.
+ *
+ * @module
+ */
+import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/provider/gateway.ts";
+import { imageDataUrl, userImages } from "./user_images.ts";
+import { reasoningToReplay } from "./openai_responses_state.ts";
+import type { ReasoningItemWire } from "./openai_responses_state.ts";
+
+/** One input item (the subset this gateway sends). */
+export type ResponsesWireItem =
+  | { role: "system" | "assistant"; content: string }
+  | { role: "user"; content: string | ResponsesWireUserPart[] }
+  | ReasoningItemWire
+  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call_output"; call_id: string; output: string };
+
+/** A part of a user message with images. */
+export type ResponsesWireUserPart =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url: string; detail: "auto" };
+
+/** The request body this gateway sends. */
+export interface ResponsesWireRequest {
+  /** Model name. */
+  model: string;
+  /** The conversation as input items. */
+  input: ResponsesWireItem[];
+  /** Function tools. */
+  tools?: {
+    type: "function";
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+    strict: false;
+  }[];
+  /** Output budget. */
+  max_output_tokens?: number;
+  /** Always streamed. */
+  stream: true;
+  /** The engine keeps the history, so nothing is stored server-side. */
+  store: false;
+  /** Asks for encrypted reasoning, so it can be replayed without `store`. */
+  include?: string[];
+  /** Fields from `extraBody`. */
+  [extra: string]: unknown;
+}
+
+/** What the renderer needs besides the request. */
+export interface ResponsesRenderOptions {
+  /** Model name. */
+  model: string;
+  /** State key: only state with this key is replayed. */
+  stateKey: string;
+  /** Capabilities (images, reasoning). */
+  capabilities: Capabilities;
+  /** Extra body fields. */
+  extraBody?: Record<string, unknown>;
+}
+
+/**
+ * Renders the request.
+ *
+ * @param request the frozen provider request
+ * @param options model, state key and capabilities
+ * @returns the JSON body
+ * @throws {FloretError} `invalid_input` for attachments the model cannot take
+ */
+export function renderResponsesRequest(
+  request: ProviderRequest,
+  options: ResponsesRenderOptions,
+): ResponsesWireRequest {
+  const body: ResponsesWireRequest = {
+    ...options.extraBody,
+    model: options.model,
+    input: request.messages.flatMap((message) => renderMessage(message, options)),
+    stream: true,
+    store: false,
+  };
+  // Models without reasoning may reject the include; say so via capabilities.
+  if (options.capabilities.reasoning !== "unsupported") {
+    body.include = ["reasoning.encrypted_content"];
+  }
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema,
+      strict: false,
+    }));
+  }
+  if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  return body;
+}
+
+function renderMessage(
+  message: ProviderMessage,
+  options: ResponsesRenderOptions,
+): ResponsesWireItem[] {
+  switch (message.role) {
+    case "system":
+      return [{ role: "system", content: message.text }];
+    case "user": {
+      const images = userImages(message.attachments, options.capabilities);
+      if (images.length === 0) return [{ role: "user", content: message.text }];
+      const parts: ResponsesWireUserPart[] = message.text === ""
+        ? []
+        : [{ type: "input_text", text: message.text }];
+      for (const image of images) {
+        parts.push({ type: "input_image", image_url: imageDataUrl(image), detail: "auto" });
+      }
+      return [{ role: "user", content: parts }];
+    }
+    case "assistant": {
+      // Reasoning items must precede the output they led to, as in the original response.
+      const items: ResponsesWireItem[] = [...reasoningToReplay(message.state, options.stateKey)];
+      if (message.text !== "") items.push({ role: "assistant", content: message.text });
+      for (const call of message.toolCalls ?? []) {
+        items.push({
+          type: "function_call",
+          call_id: call.callId,
+          name: call.name,
+          arguments: call.arguments,
+        });
+      }
+      return items;
+    }
+    case "tool":
+      return [{ type: "function_call_output", call_id: message.callId, output: message.output }];
+    default: {
+      const never: never = message;
+      return never;
+    }
+  }
+}
