@@ -7,7 +7,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { KvKey, KvStore } from "../src/spi/kv_store.ts";
+import fc from "fast-check";
+import type { KvKey, KvKeyPart, KvStore } from "../src/spi/kv_store.ts";
 import { bytes, compareKey, keysOf, type KvHarness, showKey } from "./kv_reference.ts";
 
 const u8 = (...values: number[]): Uint8Array => new Uint8Array(values);
@@ -202,4 +203,30 @@ export function orderCases(h: KvHarness): void {
         }
       }),
   );
+
+  test("random keys of every type list in tuple order and round-trip", opts, async () => {
+    const anyPart: fc.Arbitrary<KvKeyPart> = fc.oneof(
+      fc.uint8Array({ maxLength: 4 }),
+      fc.string({ unit: "binary", maxLength: 4 }),
+      fc.double({ noNaN: true }),
+      fc.bigInt({ min: -(2n ** 130n), max: 2n ** 130n }),
+      fc.boolean(),
+    );
+    const keySet = fc.uniqueArray(fc.array(anyPart, { minLength: 1, maxLength: 3 }), {
+      maxLength: 20,
+      comparator: (a, b) => compareKey(a, b) === 0,
+    });
+    await fc.assert(
+      fc.asyncProperty(keySet, (keys) =>
+        h.withStore(async (store) => {
+          await fill(store, keys);
+          const listed = await store.list({ prefix: [] });
+          const sorted = [...keys].sort(compareKey).map((key) =>
+            key.map((p) => (Object.is(p, -0) ? 0 : p))
+          );
+          assert.deepEqual(listed.map((entry) => entry.key), sorted);
+        })),
+      { numRuns: Math.max(5, h.options.modelRuns) },
+    );
+  });
 }

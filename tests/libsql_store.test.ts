@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "@libsql/client";
+import { createClient, type InStatement, type TransactionMode } from "@libsql/client";
 import { isFloretError, type KvStore } from "@floret/engine";
 import { kvConformance } from "@floret/engine/testing";
 import { libsqlStore } from "@floret/engine/libsql";
@@ -37,6 +37,21 @@ describe("libsqlStore over Hrana HTTP", () => {
     modelRuns: 10,
   });
 
+  test("libsql:// URLs reach the same server", async () => {
+    const url = server.newDatabaseUrl().replace("http://", "libsql://") + "?tls=0";
+    const store = libsqlStore({ url });
+    try {
+      const result = await store.commit({
+        set: [{ key: ["via", "libsql"], value: new Uint8Array([9]) }],
+      });
+      assert.ok(result.ok);
+      const [entry] = await store.getMany([["via", "libsql"]]);
+      assert.equal(entry?.version, result.version);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("each commit is exactly one HTTP request after initialisation", async () => {
     const store = libsqlStore({ url: server.newDatabaseUrl() });
     try {
@@ -64,6 +79,31 @@ describe("libsqlStore over Hrana HTTP", () => {
 });
 
 describe("libsqlStore failures", () => {
+  test("a failure late in a commit batch rolls back its writes and is not a failed check", async () => {
+    const client = createClient({ url: `file:${join(dir, "late-failure.db")}` });
+    const store = libsqlStore({ client });
+    await store.commit({ set: [{ key: ["a"], value: new Uint8Array([1]) }] });
+    const broken = libsqlStore({
+      client: new Proxy(client, {
+        get: (target, name) => {
+          const value = Reflect.get(target, name, target);
+          if (name !== "batch") return typeof value === "function" ? value.bind(target) : value;
+          // The real batch, with a statement that fails after every write ran.
+          return (statements: InStatement[], mode: TransactionMode) =>
+            target.batch([...statements, "SELECT * FROM no_such_table"], mode);
+        },
+      }),
+    });
+    const failure = await broken.commit({
+      set: [{ key: ["a"], value: new Uint8Array([2]) }, { key: ["b"], value: new Uint8Array([2]) }],
+    }).catch((e) => e);
+    assert.ok(isFloretError(failure, "storage_failure"), String(failure));
+    assert.ok(failure.cause instanceof Error);
+    const entries = await store.list({ prefix: [] });
+    assert.deepEqual(entries.map((entry) => [entry.key, Array.from(entry.value)]), [[["a"], [1]]]);
+    client.close();
+  });
+
   test("a store over a shared client never closes it", async () => {
     const client = createClient({ url: `file:${join(dir, "shared.db")}` });
     const store = libsqlStore({ client });
