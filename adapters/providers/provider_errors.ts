@@ -94,7 +94,7 @@ export function toProviderError(error: unknown, context: ErrorContext): unknown 
     return new ProviderError(`${label} request timed out`, {
       retry: "timeout",
       kind: "server",
-      cause: error,
+      cause: safeCause(error, context.apiKey),
     });
   }
   if (sdk.isConnection(error)) {
@@ -105,13 +105,26 @@ export function toProviderError(error: unknown, context: ErrorContext): unknown 
     return new ProviderError(`${label} connection failed: ${detail}`, {
       retry: "retryable",
       kind: "server",
-      cause: error,
+      cause: safeCause(error, context.apiKey),
     });
   }
   if (sdk.isApiError(error)) return fromApiError(error, context);
   // Anything else happened while reading the body: bad JSON, a cut connection.
   const detail = error instanceof Error ? error.message : String(error);
-  return streamInterrupted(redactSecrets(detail, context.apiKey), error);
+  return streamInterrupted(redactSecrets(detail, context.apiKey), safeCause(error, context.apiKey));
+}
+
+/**
+ * Keeps the underlying error as `cause` unless its text carries the key (an
+ * SDK message quoting a provider that echoed it); then a redacted copy stands in.
+ */
+function safeCause(error: unknown, apiKey: string | undefined): unknown {
+  if (!apiKey || !(error instanceof Error)) return error;
+  const text = `${error.message}\n${error.stack ?? ""}`;
+  if (!text.includes(apiKey)) return error;
+  const copy = new Error(redactSecrets(error.message, apiKey));
+  copy.name = error.name;
+  return copy;
 }
 
 function fromApiError(error: SdkApiError, context: ErrorContext): ProviderError {
@@ -153,7 +166,7 @@ function fromApiError(error: SdkApiError, context: ErrorContext): ProviderError 
     providerCode,
     requestId: requestId ?? undefined,
     body: body === undefined ? undefined : redactSecrets(body, context.apiKey),
-    cause: error,
+    cause: safeCause(error, context.apiKey),
   });
 }
 
