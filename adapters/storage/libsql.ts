@@ -9,8 +9,7 @@
 import { type Client, createClient } from "@libsql/client";
 import { FloretError } from "../../src/errors.ts";
 import { decodeKey } from "../../src/spi/key_codec.ts";
-import { bytesToMapKey, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
-import { formatVersion } from "../../src/spi/kv_commit_plan.ts";
+import { bytesToMapKey, formatVersion, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
 import { planScan } from "../../src/spi/kv_range.ts";
 import type {
   KvCommit,
@@ -148,22 +147,27 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
       const encoded = planGet(keys);
       if (encoded.length === 0) return [];
       const db = await connect();
-      const found = new Map<string, KvEntry>();
+      const found = new Map<string, { value: Uint8Array; version: string }>();
       try {
         for (let i = 0; i < encoded.length; i += GET_CHUNK) {
           const result = await retryBusy(() =>
             db.execute(getStatement(encoded.slice(i, i + GET_CHUNK)))
           );
-          for (const row of result.rows) found.set(bytesToMapKey(blob(row[0])), toEntry(row));
+          for (const row of result.rows) {
+            found.set(bytesToMapKey(blob(row[0])), {
+              value: blob(row[1]),
+              version: String(row[2]),
+            });
+          }
         }
       } catch (error) {
         throw storageFailure(error, "read");
       }
       // Each caller slot gets its own copy, even for repeated keys.
       return encoded.map((bytes) => {
-        const entry = found.get(bytesToMapKey(bytes));
-        return entry
-          ? { key: decodeKey(bytes), value: entry.value.slice(), version: entry.version }
+        const hit = found.get(bytesToMapKey(bytes));
+        return hit
+          ? { key: decodeKey(bytes), value: hit.value.slice(), version: hit.version }
           : null;
       });
     },

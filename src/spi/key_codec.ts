@@ -203,7 +203,11 @@ function readPart(reader: ByteReader): KvKeyPart {
     case TAG_BYTES:
       return reader.unescape();
     case TAG_STRING:
-      return strictUtf8.decode(reader.unescape());
+      try {
+        return strictUtf8.decode(reader.unescape());
+      } catch {
+        throw invalid("encoded string is not UTF-8");
+      }
     case TAG_NUMBER:
       return readNumber(reader);
     case TAG_BIGINT:
@@ -234,17 +238,4 @@ export function decodeKey(bytes: Uint8Array): KvKeyPart[] {
   const parts: KvKeyPart[] = [];
   while (reader.position < bytes.length) parts.push(readPart(reader));
   return parts;
-}
-
-/**
- * Compares two encoded keys as unsigned bytes.
- *
- * @param a encoded key
- * @param b encoded key
- * @returns negative, zero or positive, like a sort comparator
- */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
 }

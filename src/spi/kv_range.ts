@@ -7,7 +7,7 @@
  */
 
 import { FloretError } from "../errors.ts";
-import { compareBytes, encodeKey } from "./key_codec.ts";
+import { encodeKey } from "./key_codec.ts";
 import type { KvListOptions, KvSelector } from "./kv_store.ts";
 
 /** A validated listing: scan encoded keys in `[lower, upper)`. */
@@ -105,4 +105,17 @@ export function planScan(selector: KvSelector, options: KvListOptions = {}): KvS
  */
 export function inScan(scan: KvScan, key: Uint8Array): boolean {
   return compareBytes(scan.lower, key) <= 0 && compareBytes(key, scan.upper) < 0;
+}
+
+/**
+ * Compares two encoded keys as unsigned bytes.
+ *
+ * @param a encoded key
+ * @param b encoded key
+ * @returns negative, zero or positive, like a sort comparator
+ */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
 }
