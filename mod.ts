@@ -1,6 +1,36 @@
 /**
  * Floret: a durable engine for interactive AI agents on Deno, Bun and Node.
  *
+ * A host opens the engine on a {@link KvStore}, gets a {@link ThreadService}
+ * for an agent, and sends messages; the engine runs the model loop with tools
+ * and keeps every fact in one append-only journal, so a crash loses nothing
+ * accepted and never runs a side effect twice.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
+ * import { scriptedGateway } from "@floret/engine/testing";
+ *
+ * const add = defineTool({
+ *   name: "add",
+ *   description: "Add two numbers",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => String(a + b),
+ * });
+ * const gateway = scriptedGateway([
+ *   { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] },
+ *   { text: "2 + 3 = 5" },
+ * ]);
+ * const host = await openHost({ store: memoryStore() });
+ * const threads = host.threads({ agent: defineAgent({ id: "calc", systemPrompt: "Add.", gateway, tools: [add] }) });
+ * const { threadId } = await threads.create({ requestKey: "new-thread" });
+ * await threads.send({ threadId, requestKey: "msg-1", input: { text: "What is 2 + 3?" } });
+ * const view = await threads.waitForIdle(threadId);
+ * console.log(view.items.map((item) => item.kind)); // ["user", "tool", "assistant"]
+ * await host.shutdown();
+ * ```
+ *
  * @module
  */
 export { FloretError, isFloretError } from "./src/errors.ts";
@@ -15,12 +45,9 @@ export type {
   KvSelector,
   KvStore,
 } from "./src/spi/kv_store.ts";
+export { memoryStore } from "./adapters/storage/memory.ts";
 export { ProviderError } from "./src/provider/provider_error.ts";
-export type {
-  ProviderErrorInit,
-  ProviderErrorKind,
-  RetryAdvice,
-} from "./src/provider/provider_error.ts";
+export type { ProviderErrorInit, ProviderErrorKind, RetryAdvice } from "./src/provider/provider_error.ts";
 export type {
   Capabilities,
   FinishReason,
@@ -33,4 +60,35 @@ export type {
   ProviderTool,
   Usage,
 } from "./src/provider/gateway.ts";
-export { memoryStore } from "./adapters/storage/memory.ts";
+export { defineTool } from "./src/tools/define_tool.ts";
+export type {
+  PermissionDecision,
+  ToolContext,
+  ToolDefinition,
+  ToolEffect,
+  ToolResult,
+  ToolSpec,
+} from "./src/tools/define_tool.ts";
+export { DEFAULT_MAX_STEPS, defineAgent } from "./src/config/agent.ts";
+export type { Agent, AgentConfig, ContextSettings } from "./src/config/agent.ts";
+export { DEFAULT_RETRY_DELAYS_MS } from "./src/config/retry_policy.ts";
+export type { ProviderRetryPolicy, ProviderTimeouts } from "./src/config/retry_policy.ts";
+export { openHost } from "./src/runtime/host.ts";
+export type { AgentSource, Host, HostOptions } from "./src/runtime/host.ts";
+export type { ThreadService } from "./src/runtime/thread_service.ts";
+export type { UserInput } from "./src/runtime/user_input.ts";
+export type {
+  Interaction,
+  ItemKind,
+  QueuedInput,
+  RunProgress,
+  ThreadItem,
+  ThreadStatus,
+  ThreadSummary,
+  ThreadUpdate,
+  ThreadView,
+  ToolItemStatus,
+  TurnSummary,
+  ViewOp,
+} from "./src/runtime/view_types.ts";
+export type { ObservationEvent } from "./src/observation/events.ts";

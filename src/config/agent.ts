@@ -1,0 +1,118 @@
+/**
+ * Agents: a system prompt, a gateway, tools and the policies a run follows.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import type { Gateway } from "../provider/gateway.ts";
+import type { ToolDefinition } from "../tools/define_tool.ts";
+import {
+  type ProviderRetryPolicy,
+  type ProviderTimeouts,
+  type ResolvedRetryPolicy,
+  resolveRetryPolicy,
+} from "./retry_policy.ts";
+
+/** Context window settings; unknown values come from the gateway's capabilities. */
+export interface ContextSettings {
+  /** The model's context window in tokens. */
+  windowTokens?: number;
+  /** Output budget requested per response. */
+  maxOutputTokens?: number;
+  /** The model's own output limit. */
+  modelMaxOutputTokens?: number;
+}
+
+/** What {@link defineAgent} takes. */
+export interface AgentConfig {
+  /** Stable id, recorded on every turn. */
+  id: string;
+  /** A name for people. */
+  name?: string;
+  /** The system prompt, first in every request. */
+  systemPrompt: string;
+  /** The model transport. */
+  gateway: Gateway;
+  /** Tools the model may call. */
+  tools?: ToolDefinition[];
+  /** Context window settings. */
+  context?: ContextSettings;
+  /** Provider requests per turn before it fails with `max_steps`. Default 200. */
+  maxSteps?: number;
+  /** Provider recovery. */
+  providerRetry?: ProviderRetryPolicy;
+  /** Provider request timeouts. */
+  timeouts?: ProviderTimeouts;
+  /** The built-in `ask_user` tool. Not yet available in this release; `true` is refused. */
+  askUser?: boolean;
+}
+
+/** A validated agent, ready for `host.threads()`. */
+export interface Agent {
+  /** The agent's id. */
+  readonly id: string;
+  /** A name for people. */
+  readonly name?: string;
+  /** The system prompt. */
+  readonly systemPrompt: string;
+  /** The model transport. */
+  readonly gateway: Gateway;
+  /** Tools by name. */
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  /** Context window settings. */
+  readonly context: ContextSettings;
+  /** Step limit per turn. */
+  readonly maxSteps: number;
+  /** Resolved retry policy and timeouts. */
+  readonly retry: ResolvedRetryPolicy;
+}
+
+/** The default step limit per turn. */
+export const DEFAULT_MAX_STEPS = 200;
+
+/**
+ * Validates an agent configuration.
+ *
+ * @param config the agent's prompt, gateway, tools and policies
+ * @returns the agent
+ * @throws {FloretError} `invalid_input` for a missing gateway, duplicate tool names or bad numbers
+ * @example
+ * ```ts
+ * import { defineAgent } from "@floret/engine";
+ * import { scriptedGateway } from "@floret/engine/testing";
+ * const agent = defineAgent({ id: "helper", systemPrompt: "Be brief.", gateway: scriptedGateway([{ text: "Hi" }]) });
+ * ```
+ */
+export function defineAgent(config: AgentConfig): Agent {
+  if (typeof config?.id !== "string" || config.id.trim() === "") {
+    throw new FloretError("invalid_input", "Agent id is empty");
+  }
+  if (typeof config.systemPrompt !== "string") {
+    throw new FloretError("invalid_input", "Agent systemPrompt must be a string");
+  }
+  if (!config.gateway || typeof config.gateway.stream !== "function" || !config.gateway.info) {
+    throw new FloretError("invalid_input", "Agent gateway must implement the Gateway contract");
+  }
+  if (config.askUser === true) {
+    throw new FloretError("invalid_input", "The ask_user tool is not available in this release");
+  }
+  const maxSteps = config.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new FloretError("invalid_input", `Agent maxSteps must be a positive integer: ${maxSteps}`);
+  }
+  const tools = new Map<string, ToolDefinition>();
+  for (const tool of config.tools ?? []) {
+    if (tools.has(tool.name)) throw new FloretError("invalid_input", `Duplicate tool name: ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  return {
+    id: config.id,
+    name: config.name,
+    systemPrompt: config.systemPrompt,
+    gateway: config.gateway,
+    tools,
+    context: { ...config.context },
+    maxSteps,
+    retry: resolveRetryPolicy(config.providerRetry, config.timeouts),
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * One logical provider request: attempts with timeouts, retries by the
+ * provider's advice, and the assembly of streamed events into a step output.
+ *
+ * @module
+ */
+import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
+import type { FinishReason, Gateway, ProviderRequest, Usage } from "../provider/gateway.ts";
+import { ProviderError } from "../provider/provider_error.ts";
+
+/** A provider response, assembled. */
+export interface StepOutput {
+  text: string;
+  reasoning: string;
+  calls: { callId: string; name: string; arguments: string }[];
+  finish: FinishReason;
+  usage?: Usage;
+  state?: unknown;
+}
+
+/** Callbacks that let the run show progress while the request runs. */
+export interface ProviderCallHooks {
+  /** A text or reasoning delta arrived. */
+  onDelta(kind: "thinking" | "assistant", delta: string): void;
+  /** An attempt starts (1-based). */
+  onAttempt(attempt: number): void;
+  /** An attempt failed and another follows after `delayMs`; live output must be dropped. */
+  onRetry(attempt: number, delayMs: number, error: ProviderError): void;
+}
+
+/**
+ * Runs a frozen request to completion, retrying per the policy.
+ *
+ * @returns the assembled output
+ * @throws the final `ProviderError`, or the signal's reason when aborted
+ */
+export async function callProvider(
+  gateway: Gateway,
+  request: ProviderRequest,
+  policy: ResolvedRetryPolicy,
+  signal: AbortSignal,
+  hooks: ProviderCallHooks,
+): Promise<StepOutput> {
+  let firstFailureAt: number | undefined;
+  let timeoutRetries = 0;
+  for (let attempt = 1;; attempt++) {
+    signal.throwIfAborted();
+    hooks.onAttempt(attempt);
+    try {
+      return await runAttempt(gateway, request, policy, signal, hooks);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const failure = asProviderError(error);
+      firstFailureAt ??= Date.now();
+      const extra = attempt; // the extra attempt this retry would be
+      const delay = nextDelay(policy, failure, extra);
+      const allowed = failure.retry !== "never" &&
+        delay !== undefined &&
+        (failure.retry !== "timeout" || timeoutRetries < policy.maxTimeoutRetries) &&
+        Date.now() + delay - firstFailureAt <= policy.windowMs;
+      if (!allowed) throw failure;
+      if (failure.retry === "timeout") timeoutRetries++;
+      hooks.onRetry(attempt, delay, failure);
+      await sleep(delay, signal);
+    }
+  }
+}
+
+function nextDelay(policy: ResolvedRetryPolicy, failure: ProviderError, extra: number): number | undefined {
+  const base = policy.delaysMs[extra - 1];
+  if (base === undefined) return undefined;
+  const jittered = Math.round(base * (0.8 + Math.random() * 0.4));
+  if (failure.retryAfterMs !== undefined && failure.retryAfterMs > jittered) {
+    return Math.min(failure.retryAfterMs, 60_000);
+  }
+  return jittered;
+}
+
+async function runAttempt(
+  gateway: Gateway,
+  request: ProviderRequest,
+  policy: ResolvedRetryPolicy,
+  outer: AbortSignal,
+  hooks: ProviderCallHooks,
+): Promise<StepOutput> {
+  const controller = new AbortController();
+  const abortFromOuter = (): void => controller.abort(outer.reason);
+  outer.addEventListener("abort", abortFromOuter, { once: true });
+  let timedOut: ProviderError | undefined;
+  const timeout = (what: string, ms: number): ReturnType<typeof setTimeout> =>
+    setTimeout(() => {
+      timedOut = new ProviderError(`Provider request timed out: ${what} after ${ms} ms`, {
+        retry: "timeout",
+        kind: "stream_interrupted",
+      });
+      controller.abort(timedOut);
+    }, ms);
+  const { timeouts } = policy;
+  const attemptTimer = timeout("attempt", timeouts.attemptMs);
+  let idleTimer = timeout("first output", timeouts.firstOutputMs);
+
+  const output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
+  const calls = new Map<string, StepOutput["calls"][number]>();
+  let finished = false;
+  try {
+    for await (const event of gateway.stream(request, { signal: controller.signal })) {
+      clearTimeout(idleTimer);
+      idleTimer = timeout("between outputs", timeouts.betweenOutputsMs);
+      if (controller.signal.aborted) break;
+      switch (event.type) {
+        case "text":
+          output.text += event.delta;
+          if (event.delta) hooks.onDelta("assistant", event.delta);
+          break;
+        case "reasoning":
+          output.reasoning += event.delta;
+          if (event.delta) hooks.onDelta("thinking", event.delta);
+          break;
+        case "tool-call-start": {
+          const call = { callId: event.callId, name: event.name, arguments: "" };
+          calls.set(event.callId, call);
+          output.calls.push(call);
+          break;
+        }
+        case "tool-call-delta": {
+          const call = calls.get(event.callId);
+          if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
+          call.arguments += event.argumentsDelta;
+          break;
+        }
+        case "tool-call-end":
+          if (!calls.has(event.callId)) throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
+          break;
+        case "usage":
+          output.usage = { ...output.usage, ...event.usage };
+          break;
+        case "finish":
+          output.finish = event.reason;
+          if (event.state !== undefined) output.state = event.state;
+          finished = true;
+          break;
+        default: {
+          const never: never = event;
+          throw streamBroken(`unknown event ${(never as { type: string }).type}`);
+        }
+      }
+      if (finished) break;
+    }
+  } catch (error) {
+    throw timedOut ?? error;
+  } finally {
+    clearTimeout(idleTimer);
+    clearTimeout(attemptTimer);
+    outer.removeEventListener("abort", abortFromOuter);
+  }
+  if (timedOut) throw timedOut;
+  outer.throwIfAborted();
+  if (!finished) throw streamBroken("the stream ended without a finish event");
+  return output;
+}
+
+function streamBroken(detail: string): ProviderError {
+  return new ProviderError(`Provider stream interrupted: ${detail}`, { retry: "retryable", kind: "stream_interrupted" });
+}
+
+function asProviderError(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  return new ProviderError(`Gateway failed: ${error instanceof Error ? error.message : String(error)}`, {
+    retry: "never",
+    kind: "unknown",
+    cause: error,
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

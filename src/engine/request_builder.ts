@@ -1,0 +1,65 @@
+/**
+ * Builds and freezes one provider request: projects the history, adds the
+ * system prompt and tools, and fingerprints the result. Retries of one
+ * logical request reuse the frozen request, fingerprint included.
+ *
+ * @module
+ */
+import type { Agent } from "../config/agent.ts";
+import { canonicalJson } from "../identity/canonical_json.ts";
+import { sha256Hex } from "../identity/fingerprint.ts";
+import { type HistoryMessage, type HistoryModel, toHistory } from "../journal/history_model.ts";
+import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
+
+interface AgentParts {
+  system: HistoryMessage;
+  tools: ProviderTool[];
+  toolsJson: string;
+}
+
+// Agents are immutable, so their system message and tool schemas are rendered once.
+const rendered = new WeakMap<Agent, AgentParts>();
+
+function partsOf(agent: Agent): AgentParts {
+  let parts = rendered.get(agent);
+  if (!parts) {
+    const tools: ProviderTool[] = [...agent.tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputJsonSchema,
+    }));
+    parts = { system: toHistory({ role: "system", text: agent.systemPrompt }), tools, toolsJson: canonicalJson(tools) };
+    rendered.set(agent, parts);
+  }
+  return parts;
+}
+
+/**
+ * Builds the next request of a turn and freezes it with its fingerprint:
+ * SHA-256 hex of the canonical JSON of `{ messages, tools, maxOutputTokens, state }`.
+ *
+ * @param agent the turn's agent
+ * @param history the thread's provider history
+ * @param turnId the running turn (its supplemental context is included)
+ * @returns the frozen request
+ */
+export async function buildRequest(agent: Agent, history: HistoryModel, turnId: string): Promise<ProviderRequest> {
+  const parts = partsOf(agent);
+  const projected = history.messages(turnId, agent.gateway.info.stateKey);
+  const messages = new Array(projected.length + 1);
+  messages[0] = parts.system.message;
+  // Assembled by hand from cached pieces; equal to canonicalJson() of the same object
+  // (keys in sorted order, undefined fields left out), which a test checks.
+  let json = "{";
+  const maxOutputTokens = agent.context.maxOutputTokens;
+  if (maxOutputTokens !== undefined) json += `"maxOutputTokens":${canonicalJson(maxOutputTokens)},`;
+  json += `"messages":[${parts.system.json}`;
+  for (let i = 0; i < projected.length; i++) {
+    messages[i + 1] = projected[i].message;
+    json += "," + projected[i].json;
+  }
+  json += `],"tools":${parts.toolsJson}}`;
+  const request: ProviderRequest = { messages, tools: parts.tools, fingerprint: await sha256Hex(json) };
+  if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  return Object.freeze(request);
+}

@@ -1,0 +1,120 @@
+/**
+ * Running a batch of validated calls: concurrently, results in call order,
+ * outputs bounded for the model with the full text kept as an artifact.
+ *
+ * @module
+ */
+import type { ToolOutcome } from "../journal/entries.ts";
+import type { ToolContext } from "../tools/define_tool.ts";
+import type { PlannedCall } from "./tool_calls.ts";
+
+/** Outputs longer than this reach the model as head + tail. */
+export const MAX_MODEL_OUTPUT_BYTES = 64 * 1024;
+
+/** A full output stored beside the results because the model saw a shortened one. */
+export interface Artifact {
+  id: string;
+  callId: string;
+  text: string;
+}
+
+/** The settled batch. */
+export interface BatchResult {
+  outcomes: ToolOutcome[];
+  artifacts: Artifact[];
+}
+
+/**
+ * Settles every call of a batch in call order; allowed calls run concurrently.
+ *
+ * @param planned the batch
+ * @param context what each handler learns (its `callId` is filled per call)
+ * @param newArtifactId allocates artifact ids
+ */
+export async function runBatch(
+  planned: readonly PlannedCall[],
+  context: Omit<ToolContext, "callId">,
+  newArtifactId: () => string,
+): Promise<BatchResult> {
+  const artifacts: Artifact[] = [];
+  const outcomes = await Promise.all(planned.map(async (call): Promise<ToolOutcome> => {
+    const { record } = call;
+    const base = { callId: record.callId, name: record.name };
+    if (record.invalid) return { ...base, status: "error", output: record.invalid };
+    if (record.repeated) {
+      return {
+        ...base,
+        status: "error",
+        output: `Not executed: this exact ${record.name} call was already made twice in a row. ` +
+          "Use the earlier result or try something different.",
+      };
+    }
+    if (record.decision === "deny") {
+      return { ...base, status: "denied", output: `The call to ${record.name} was denied by policy.` };
+    }
+    const outcome = await execute(call, { ...context, callId: record.callId });
+    if (outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 && byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES) {
+      const artifact = { id: newArtifactId(), callId: record.callId, text: outcome.output };
+      artifacts.push(artifact);
+      return { ...outcome, output: bound(outcome.output, artifact.id), artifactId: artifact.id };
+    }
+    return outcome;
+  }));
+  return { outcomes, artifacts };
+}
+
+async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOutcome> {
+  const base = { callId: call.record.callId, name: call.record.name };
+  try {
+    const value = await call.tool!.execute(call.input, context);
+    if (isToolResult(value)) {
+      const outcome: ToolOutcome = {
+        ...base,
+        status: value.effectOutcome === "uncertain" ? "unknown" : value.isError ? "error" : "completed",
+        output: value.output,
+      };
+      if (value.structured !== undefined) outcome.structured = value.structured;
+      return outcome;
+    }
+    return { ...base, status: "completed", output: stringify(value) };
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { ...base, status: "error", output: message };
+  }
+}
+
+function isToolResult(value: unknown): value is {
+  output: string;
+  isError?: boolean;
+  structured?: unknown;
+  effectOutcome?: string;
+} {
+  return typeof value === "object" && value !== null && typeof (value as { output?: unknown }).output === "string";
+}
+
+function stringify(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/** Keeps a head and a tail of about 16 KiB each, cut on character boundaries. */
+function bound(text: string, artifactId: string): string {
+  const bytes = encoder.encode(text);
+  const keep = 16 * 1024;
+  const head = decoder.decode(bytes.subarray(0, keep)).replace(/\uFFFD$/, "");
+  const tail = decoder.decode(bytes.subarray(bytes.length - keep)).replace(/^\uFFFD/, "");
+  const omitted = bytes.length - 2 * keep;
+  return `${head}\n\n[… ${omitted} bytes omitted; full output kept as artifact ${artifactId} …]\n\n${tail}`;
+}

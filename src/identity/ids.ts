@@ -1,0 +1,42 @@
+/**
+ * Engine-allocated ids: a prefix, a time part that sorts by creation, and a
+ * random part from Web Crypto.
+ *
+ * @module
+ */
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, sorts like its values
+let lastTime = 0;
+let sequence = 0;
+
+/**
+ * Allocates a new id such as `thread_01jd…`. Ids made by one process sort in
+ * creation order, even within one millisecond.
+ *
+ * @param prefix the kind of thing, e.g. `thread`, `turn`, `run`
+ * @returns the id
+ */
+export function newId(prefix: string): string {
+  const now = Date.now();
+  if (now > lastTime) {
+    lastTime = now;
+    sequence = 0;
+  } else {
+    sequence++;
+  }
+  const random = new Uint8Array(8);
+  crypto.getRandomValues(random);
+  let tail = "";
+  for (const byte of random) tail += ALPHABET[byte & 31];
+  return `${prefix}_${encodeBase32(lastTime, 10)}${encodeBase32(sequence, 3)}${tail}`;
+}
+
+function encodeBase32(value: number, width: number): string {
+  let out = "";
+  let rest = value;
+  for (let i = 0; i < width; i++) {
+    out = ALPHABET[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}

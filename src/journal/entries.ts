@@ -1,0 +1,144 @@
+/**
+ * Canonical journal entries: the only durable truth about a thread. Entries
+ * are immutable once committed and carry their sequence number on the thread's
+ * path (a fork continues its source's numbering).
+ *
+ * @module
+ */
+import type { TurnFailureCode } from "../errors.ts";
+import type { FinishReason, Usage } from "../provider/gateway.ts";
+
+/** A user's input as admitted. */
+export interface AdmittedInput {
+  text: string;
+  attachments?: unknown[];
+}
+
+/** Extra context for one turn's requests only; never part of a fingerprint. */
+export interface SupplementalContext {
+  title: string;
+  text: string;
+}
+
+/** A tool call as the model produced it, with the engine's verdict. */
+export interface CallRecord {
+  callId: string;
+  name: string;
+  /** The raw argument text the model sent. */
+  arguments: string;
+  /** Why the call was rejected before running (bad JSON, schema, unknown tool); no tool item. */
+  invalid?: string;
+  /** Permission decision for valid calls. */
+  decision?: "allow" | "deny";
+  /** Blocked by the repetition guard; the model gets feedback instead. */
+  repeated?: boolean;
+}
+
+/** Final status of a tool call. */
+export type ToolOutcomeStatus = "completed" | "error" | "denied" | "cancelled" | "unknown";
+
+/** A settled tool call, as the model will see it. */
+export interface ToolOutcome {
+  callId: string;
+  name: string;
+  status: ToolOutcomeStatus;
+  /** What the model sees (bounded; see `artifactId` for the full text). */
+  output: string;
+  /** The full output, when it was too long for the model. */
+  artifactId?: string;
+  structured?: unknown;
+}
+
+/** How a turn ended. */
+export type TurnOutcome = "completed" | "failed" | "cancelled" | "interrupted";
+
+/** A turn failure as recorded. */
+export interface TurnFailure {
+  code: TurnFailureCode;
+  message: string;
+  /** Provider details for `provider_error` (status, kind, provider code, request id). */
+  provider?: { status?: number; kind?: string; providerCode?: string; requestId?: string };
+}
+
+/** Fields every entry has. */
+interface EntryBase {
+  /** Position on the thread's path, starting at 1. */
+  seq: number;
+  /** ISO timestamp of the commit. */
+  at: string;
+  turnId: string;
+}
+
+/** A turn was admitted: from `send`, a promoted queue item, or `retry`. */
+export interface TurnStartedEntry extends EntryBase {
+  kind: "turn_started";
+  runId: string;
+  agentId: string;
+  requestKey: string;
+  /** Absent on retries: they reuse their source's user input and add no user item. */
+  input?: AdmittedInput;
+  supplementalContext?: SupplementalContext[];
+  retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+}
+
+/** One provider response: assistant output and tool calls, with the dispatch markers of effectful calls. */
+export interface StepEntry extends EntryBase {
+  kind: "step";
+  runId: string;
+  step: number;
+  text: string;
+  reasoning?: string;
+  calls: CallRecord[];
+  finish: FinishReason;
+  /** Text cut off by a cancel: shown, never sent to the model. */
+  partial?: boolean;
+  usage?: Usage;
+  /** Opaque provider state, replayed only to a gateway with the same `stateKey`. */
+  state?: unknown;
+  stateKey: string;
+  /** Calls whose side effect may start once this entry is committed. */
+  dispatched?: string[];
+}
+
+/** Side-effecting calls that are about to run (when not already marked in their step). */
+export interface ToolDispatchedEntry extends EntryBase {
+  kind: "tool_dispatched";
+  runId: string;
+  callIds: string[];
+}
+
+/** Results of one batch, in call order. */
+export interface ToolResultsEntry extends EntryBase {
+  kind: "tool_results";
+  runId: string;
+  results: ToolOutcome[];
+}
+
+/** The turn's terminal. */
+export interface TurnEndedEntry extends EntryBase {
+  kind: "turn_ended";
+  runId?: string;
+  outcome: TurnOutcome;
+  failure?: TurnFailure;
+}
+
+/** Every journal entry. */
+export type Entry =
+  | TurnStartedEntry
+  | StepEntry
+  | ToolDispatchedEntry
+  | ToolResultsEntry
+  | TurnEndedEntry;
+
+/** An entry before the journal assigns `seq` and `at`. */
+export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
+  : never;
+
+/** The entry kinds this version of the engine writes and reads. */
+export const ENTRY_KINDS: ReadonlySet<string> = new Set([
+  "turn_started",
+  "step",
+  "tool_dispatched",
+  "tool_results",
+  "turn_ended",
+]);

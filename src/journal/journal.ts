@@ -1,0 +1,213 @@
+/**
+ * The journal: typed reads and checked commits over the KvStore. Every commit
+ * to a thread checks the thread record's version, so a commit either lands
+ * whole on the state it was planned against or not at all.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
+import { decodeValue, encodeValue } from "./codec.ts";
+import { ENTRY_KINDS, type Entry } from "./entries.ts";
+import { keys, STORE_SCHEMA_VERSION } from "./keys.ts";
+import type { ThreadRecord } from "./thread_record.ts";
+
+/** What a request key committed: replays return `result`. */
+export interface RequestRecord {
+  op: string;
+  fingerprint: string;
+  result: Record<string, unknown>;
+}
+
+/** A thread record with the version it was read at. */
+export interface VersionedRecord {
+  record: ThreadRecord;
+  version: string;
+}
+
+/** One atomic change to one thread. */
+export interface ThreadCommit {
+  /** The record as read (`null`: the thread must not exist yet). */
+  expected: VersionedRecord | null;
+  /** The record to write. */
+  record: ThreadRecord;
+  /** New entries, `seq` already assigned. */
+  entries?: Entry[];
+  /** A request key to claim (it must not exist). */
+  request?: { scope: string; key: string; value: RequestRecord };
+  /** Other writes in the same commit. */
+  set?: { key: KvKey; value: unknown }[];
+  delete?: KvKey[];
+  checks?: { key: KvKey; version: string | null }[];
+}
+
+/** Typed access to the engine's keyspace. */
+export class Journal {
+  readonly #store: KvStore;
+
+  private constructor(store: KvStore) {
+    this.#store = store;
+  }
+
+  /**
+   * Opens the journal on a store, writing the schema marker on first use.
+   *
+   * @throws {FloretError} `store_too_new` when a newer engine wrote the store
+   */
+  static async open(store: KvStore): Promise<Journal> {
+    const journal = new Journal(store);
+    const [marker] = await guard(() => store.getMany([keys.schema()]));
+    if (marker === null) {
+      const result = await guard(() =>
+        store.commit({
+          checks: [{ key: keys.schema(), version: null }],
+          set: [{ key: keys.schema(), value: encodeValue({ version: STORE_SCHEMA_VERSION }) }],
+        })
+      );
+      if (!result.ok) return Journal.open(store); // another process initialised it first
+      return journal;
+    }
+    const { version } = decodeValue<{ version: number }>(marker.value);
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new FloretError(
+        "store_too_new",
+        `Store schema ${version} is newer than this engine supports: ${STORE_SCHEMA_VERSION}`,
+      );
+    }
+    return journal;
+  }
+
+  /** The underlying store (closed by the host at shutdown). */
+  get store(): KvStore {
+    return this.#store;
+  }
+
+  /** Reads a thread record. */
+  async thread(threadId: string): Promise<VersionedRecord | null> {
+    const [entry] = await guard(() => this.#store.getMany([keys.thread(threadId)]));
+    return entry ? { record: decodeValue<ThreadRecord>(entry.value), version: entry.version } : null;
+  }
+
+  /** Reads several thread records at once (`null` for missing ones). */
+  async threads(threadIds: readonly string[]): Promise<(ThreadRecord | null)[]> {
+    if (threadIds.length === 0) return [];
+    const rows = await guard(() => this.#store.getMany(threadIds.map((id) => keys.thread(id))));
+    return rows.map((row) => (row ? decodeValue<ThreadRecord>(row.value) : null));
+  }
+
+  /** Reads a committed request key. */
+  async request(scope: string, key: string): Promise<RequestRecord | null> {
+    const [entry] = await guard(() => this.#store.getMany([keys.request(scope, key)]));
+    return entry ? decodeValue<RequestRecord>(entry.value) : null;
+  }
+
+  /** Reads every entry on a thread's path: its fork sources' entries first, then its own. */
+  async readPath(record: ThreadRecord): Promise<Entry[]> {
+    return this.#entriesUpTo(record, record.seq);
+  }
+
+  async #entriesUpTo(record: ThreadRecord, maxSeq: number): Promise<Entry[]> {
+    let inherited: Entry[] = [];
+    if (record.base) {
+      const source = await this.thread(record.base.threadId);
+      if (!source) {
+        throw new FloretError("storage_failure", `Fork source is missing: ${record.base.threadId}`);
+      }
+      inherited = await this.#entriesUpTo(source.record, Math.min(record.base.seq, maxSeq));
+    }
+    const own = await guard(() =>
+      this.#store.list({ start: keys.entry(record.id, 0), end: keys.entry(record.id, maxSeq + 1) })
+    );
+    for (const item of own) {
+      const entry = decodeValue<Entry>(item.value);
+      if (!ENTRY_KINDS.has(entry.kind)) {
+        throw new FloretError("store_too_new", `Unknown journal entry kind: ${entry.kind}`);
+      }
+      inherited.push(entry);
+    }
+    return inherited;
+  }
+
+  /** Threads that had an admitted turn when their process stopped. */
+  async activeThreadIds(): Promise<string[]> {
+    const rows = await guard(() => this.#store.list({ prefix: keys.activeAll() }));
+    return rows.map((row) => row.key[1] as string);
+  }
+
+  /** Lists thread ids, most recently updated first. */
+  async recentlyUpdated(limit: number, after?: KvKey): Promise<{ threadId: string; key: KvKey }[]> {
+    const rows = await guard(() =>
+      this.#store.list({ prefix: keys.updatedAll() }, { reverse: true, limit, after })
+    );
+    return rows.map((row) => ({ threadId: row.key[2] as string, key: row.key }));
+  }
+
+  /** Lists the ids under a two-part index prefix (forks of a thread, children of a thread). */
+  async indexed(prefix: KvKey): Promise<string[]> {
+    const rows = await guard(() => this.#store.list({ prefix }));
+    return rows.map((row) => row.key[2] as string);
+  }
+
+  /** Reads one stored JSON value. */
+  async value<T>(key: KvKey): Promise<T | null> {
+    const [entry] = await guard(() => this.#store.getMany([key]));
+    return entry ? decodeValue<T>(entry.value) : null;
+  }
+
+  /**
+   * Commits one change to a thread atomically.
+   *
+   * @returns the new record version, or `null` when a check failed (someone else wrote first)
+   */
+  async commit(change: ThreadCommit): Promise<string | null> {
+    const { record, expected } = change;
+    const op: Required<KvCommit> = {
+      checks: [{ key: keys.thread(record.id), version: expected?.version ?? null }],
+      set: [{ key: keys.thread(record.id), value: encodeValue(record) }],
+      delete: [],
+    };
+    if (expected?.record.updatedAt !== record.updatedAt) {
+      if (expected) op.delete.push(keys.updated(Date.parse(expected.record.updatedAt), record.id));
+      if (!record.deleted) {
+        op.set.push({ key: keys.updated(Date.parse(record.updatedAt), record.id), value: new Uint8Array() });
+      }
+    }
+    if (record.active && !expected?.record.active) {
+      op.set.push({ key: keys.active(record.id), value: new Uint8Array() });
+    } else if (!record.active && expected?.record.active) {
+      op.delete.push(keys.active(record.id));
+    }
+    for (const entry of change.entries ?? []) {
+      op.set.push({ key: keys.entry(record.id, entry.seq), value: encodeValue(entry) });
+    }
+    if (change.request) {
+      const key = keys.request(change.request.scope, change.request.key);
+      op.checks.push({ key, version: null });
+      op.set.push({ key, value: encodeValue(change.request.value) });
+    }
+    for (const extra of change.set ?? []) op.set.push({ key: extra.key, value: encodeValue(extra.value) });
+    op.delete.push(...(change.delete ?? []));
+    op.checks.push(...(change.checks ?? []));
+    const result = await guard(() => this.#store.commit(op));
+    return result.ok ? result.version : null;
+  }
+
+  /** Deletes keys in chunks, outside any thread commit (garbage after a tombstone). */
+  async purge(prefix: KvKey): Promise<void> {
+    for (;;) {
+      const rows = await guard(() => this.#store.list({ prefix }, { limit: 256 }));
+      if (rows.length === 0) return;
+      await guard(() => this.#store.commit({ delete: rows.map((row) => row.key) }));
+    }
+  }
+}
+
+/** Store failures are `storage_failure`; adapter FloretErrors pass through unchanged. */
+async function guard<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (cause) {
+    if (cause instanceof FloretError) throw cause;
+    throw new FloretError("storage_failure", `Store operation failed: ${String(cause)}`, { cause });
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Tracks the tool calls of the active turn that have no result yet, so a
+ * cancel, a restart or a fork can settle each one honestly: a call that may
+ * have had its side effect is `unknown`, any other is `cancelled`.
+ *
+ * @module
+ */
+import type { Entry, ToolOutcome } from "./entries.ts";
+
+/** A call that still needs a result. */
+export interface OpenCall {
+  callId: string;
+  name: string;
+  runId: string;
+  /** A dispatch marker was committed: its side effect may have happened. */
+  dispatched: boolean;
+}
+
+/** Open calls of the current turn, kept up to date entry by entry. */
+export class OpenCalls {
+  #calls = new Map<string, OpenCall>();
+
+  /** Applies one committed entry. */
+  apply(entry: Entry): void {
+    switch (entry.kind) {
+      case "turn_started":
+      case "turn_ended":
+        this.#calls = new Map();
+        return;
+      case "step": {
+        const dispatched = new Set(entry.dispatched ?? []);
+        for (const call of entry.calls) {
+          this.#calls.set(call.callId, {
+            callId: call.callId,
+            name: call.name,
+            runId: entry.runId,
+            dispatched: dispatched.has(call.callId),
+          });
+        }
+        return;
+      }
+      case "tool_dispatched":
+        for (const callId of entry.callIds) {
+          const call = this.#calls.get(callId);
+          if (call) call.dispatched = true;
+        }
+        return;
+      case "tool_results":
+        for (const result of entry.results) this.#calls.delete(result.callId);
+        return;
+      default: {
+        const never: never = entry;
+        throw new Error(`Unhandled entry ${(never as Entry).kind}`);
+      }
+    }
+  }
+
+  /** The calls without a result, in call order. */
+  list(): OpenCall[] {
+    return [...this.#calls.values()];
+  }
+}
+
+/**
+ * Results for calls that will never finish: `unknown` when their side effect
+ * may have happened, otherwise `cancelled`.
+ *
+ * @returns the results (in call order) and whether any is `unknown`
+ */
+export function settleOpenCalls(open: readonly OpenCall[]): { results: ToolOutcome[]; unknown: boolean } {
+  let unknown = false;
+  const results = open.map((call): ToolOutcome => {
+    if (call.dispatched) {
+      unknown = true;
+      return {
+        callId: call.callId,
+        name: call.name,
+        status: "unknown",
+        output: "The outcome of this call is unknown: it was started but its result was never recorded. " +
+          "Its side effect may or may not have happened.",
+      };
+    }
+    return { callId: call.callId, name: call.name, status: "cancelled", output: "The call was cancelled before it ran." };
+  });
+  return { results, unknown };
+}

@@ -1,0 +1,42 @@
+/**
+ * The thread record: the one small, versioned row per thread. Every commit to
+ * a thread checks its version, so two processes never interleave writes.
+ *
+ * @module
+ */
+import type { AdmittedInput, SupplementalContext, TurnOutcome } from "./entries.ts";
+
+/** An input waiting for the thread to be free. */
+export interface QueuedItem {
+  id: string;
+  requestKey: string;
+  input: AdmittedInput;
+  supplementalContext?: SupplementalContext[];
+  queuedAt: string;
+}
+
+/** The durable status; `stopping` exists only in memory. */
+export type DurableStatus = "idle" | "running" | "waiting";
+
+/** The persisted thread record. */
+export interface ThreadRecord {
+  id: string;
+  title?: string;
+  createdAt: string;
+  updatedAt: string;
+  parentThreadId?: string;
+  /** The source path this thread continues (forks): its entries up to `seq` come first. */
+  base?: { threadId: string; seq: number };
+  /** Where the fork was cut, for people. */
+  forkedFrom?: { threadId: string; itemId?: string };
+  /** The last entry's seq on this thread's path. */
+  seq: number;
+  status: DurableStatus;
+  /** The admitted turn and run that own the thread right now. */
+  active?: { turnId: string; runId: string };
+  queue: QueuedItem[];
+  /** The latest turn and how it ended, for `retry`. */
+  lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean };
+  /** Tombstone: the thread is deleted; its request keys still replay. */
+  deleted?: boolean;
+}

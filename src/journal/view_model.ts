@@ -1,0 +1,234 @@
+/**
+ * Folds journal entries into the host's view of a thread (items and turns),
+ * and overlays the live, still-streaming output of the running step. Every
+ * change is reported as a {@link ViewOp} so subscribers can follow along.
+ *
+ * @module
+ */
+import type { Usage } from "../provider/gateway.ts";
+import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "../runtime/view_types.ts";
+import type { Entry, StepEntry, ToolResultsEntry, TurnEndedEntry, TurnStartedEntry } from "./entries.ts";
+
+/** The item id scheme: derived from the journal, so live and settled items share ids. */
+export const itemIds = {
+  user: (turnId: string): string => `${turnId}:user`,
+  thinking: (runId: string, step: number): string => `${runId}:${step}:thinking`,
+  assistant: (runId: string, step: number): string => `${runId}:${step}:assistant`,
+  tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
+};
+
+/** A thread's items and turns, built from entries plus the live overlay. */
+export class ViewModel {
+  readonly items: ThreadItem[] = [];
+  readonly turns: TurnSummary[] = [];
+  readonly #itemIndex = new Map<string, number>();
+  readonly #itemSeq = new Map<string, number>();
+  readonly #turnIndex = new Map<string, number>();
+  readonly #turnEndSeq = new Map<string, number>();
+  readonly #liveBytes = new Map<string, number>();
+  /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
+  readonly #toolItems = new Map<string, string>();
+  readonly #emit: (op: ViewOp) => void;
+
+  /** @param emit receives every change, in order */
+  constructor(emit: (op: ViewOp) => void) {
+    this.#emit = emit;
+  }
+
+  /** Applies one committed entry. */
+  apply(entry: Entry): void {
+    switch (entry.kind) {
+      case "turn_started":
+        return this.#turnStarted(entry);
+      case "step":
+        return this.#step(entry);
+      case "tool_dispatched":
+        for (const callId of entry.callIds) this.#setToolStatus(entry.runId, callId, "running");
+        return;
+      case "tool_results":
+        return this.#toolResults(entry);
+      case "turn_ended":
+        return this.#turnEnded(entry);
+      default: {
+        const never: never = entry;
+        throw new Error(`Unhandled entry ${(never as Entry).kind}`);
+      }
+    }
+  }
+
+  /** Grows the live thinking or assistant item of a streaming step. */
+  liveDelta(turnId: string, runId: string, step: number, kind: "thinking" | "assistant", delta: string): void {
+    const id = kind === "thinking" ? itemIds.thinking(runId, step) : itemIds.assistant(runId, step);
+    const index = this.#itemIndex.get(id);
+    if (index === undefined) {
+      this.#add({ id, ordinal: 0, kind, turnId, runId, createdAt: new Date().toISOString(), text: delta, live: true });
+      this.#liveBytes.set(id, utf8Length(delta));
+      return;
+    }
+    const item = this.items[index];
+    item.text = (item.text ?? "") + delta;
+    const offset = this.#liveBytes.get(id) ?? 0;
+    this.#liveBytes.set(id, offset + utf8Length(delta));
+    this.#emit({ op: "append-text", itemId: id, offset, text: delta });
+  }
+
+  /** Removes the live items of a step whose attempt failed (a retry streams afresh). */
+  dropLive(runId: string, step: number): void {
+    for (const id of [itemIds.assistant(runId, step), itemIds.thinking(runId, step)]) {
+      const index = this.#itemIndex.get(id);
+      if (index === undefined || !this.items[index].live) continue;
+      this.items.splice(index, 1);
+      this.#itemIndex.delete(id);
+      this.#liveBytes.delete(id);
+      this.#reindexFrom(index);
+      this.#emit({ op: "remove", itemId: id });
+    }
+  }
+
+  /** The journal position an item came from (for fork cuts). */
+  seqOf(itemId: string): number | undefined {
+    return this.#itemSeq.get(itemId);
+  }
+
+  /** The seq of a turn's terminal entry, when it has ended. */
+  turnEndSeq(turnId: string): number | undefined {
+    return this.#turnEndSeq.get(turnId);
+  }
+
+  /** Looks an item up by id. */
+  item(itemId: string): ThreadItem | undefined {
+    const index = this.#itemIndex.get(itemId);
+    return index === undefined ? undefined : this.items[index];
+  }
+
+  #turnStarted(entry: TurnStartedEntry): void {
+    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at };
+    if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
+    this.#turnIndex.set(entry.turnId, this.turns.length);
+    this.turns.push(summary);
+    this.#emitTurns();
+    if (entry.input) {
+      const id = itemIds.user(entry.turnId);
+      this.#itemSeq.set(id, entry.seq);
+      this.#add({ id, ordinal: 0, kind: "user", turnId: entry.turnId, createdAt: entry.at, text: entry.input.text });
+    }
+  }
+
+  #step(entry: StepEntry): void {
+    const { runId, step, turnId } = entry;
+    if (entry.reasoning) this.#settleText(itemIds.thinking(runId, step), "thinking", entry, entry.reasoning);
+    if (entry.text) this.#settleText(itemIds.assistant(runId, step), "assistant", entry, entry.text);
+    else this.dropLive(runId, step);
+    for (const call of entry.calls) {
+      if (call.invalid) continue; // rejected calls have no item; their feedback is in the journal
+      const id = itemIds.tool(runId, step, call.callId);
+      this.#toolItems.set(`${runId}|${call.callId}`, id);
+      this.#itemSeq.set(id, entry.seq);
+      // Allowed calls run as soon as the step is committed (approvals come with interactions).
+      const status: ToolItemStatus = call.decision === "deny" ? "denied" : "running";
+      this.#add({
+        id,
+        ordinal: 0,
+        kind: "tool",
+        turnId,
+        runId,
+        createdAt: entry.at,
+        tool: { callId: call.callId, name: call.name, arguments: call.arguments, status },
+      });
+    }
+    this.#addUsage(turnId, entry.usage);
+  }
+
+  #settleText(id: string, kind: "thinking" | "assistant", entry: StepEntry, text: string): void {
+    this.#itemSeq.set(id, entry.seq);
+    this.#liveBytes.delete(id);
+    const settled: ThreadItem = { id, ordinal: 0, kind, turnId: entry.turnId, runId: entry.runId, createdAt: entry.at, text };
+    const index = this.#itemIndex.get(id);
+    if (index === undefined) return this.#add(settled);
+    settled.ordinal = index;
+    settled.createdAt = this.items[index].createdAt;
+    this.items[index] = settled;
+    this.#emit({ op: "replace", item: settled });
+  }
+
+  #toolResults(entry: ToolResultsEntry): void {
+    for (const result of entry.results) {
+      const id = this.#toolItems.get(`${entry.runId}|${result.callId}`);
+      const index = id === undefined ? undefined : this.#itemIndex.get(id);
+      if (index === undefined) continue; // feedback for a rejected call
+      const item = this.items[index];
+      const updated: ThreadItem = {
+        ...item,
+        tool: { ...item.tool!, status: result.status, output: result.output, artifactId: result.artifactId },
+      };
+      if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
+      this.#itemSeq.set(updated.id, entry.seq);
+      this.items[index] = updated;
+      this.#emit({ op: "replace", item: updated });
+    }
+  }
+
+  #setToolStatus(runId: string, callId: string, status: ToolItemStatus): void {
+    const id = this.#toolItems.get(`${runId}|${callId}`);
+    const index = id === undefined ? undefined : this.#itemIndex.get(id);
+    if (index === undefined) return;
+    const item = this.items[index];
+    const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
+    this.items[index] = updated;
+    this.#emit({ op: "replace", item: updated });
+  }
+
+  #turnEnded(entry: TurnEndedEntry): void {
+    const index = this.#turnIndex.get(entry.turnId);
+    if (index === undefined) return;
+    const turn = { ...this.turns[index], outcome: entry.outcome, endedAt: entry.at };
+    turn.durationMs = Date.parse(entry.at) - Date.parse(turn.startedAt);
+    if (entry.failure) turn.failure = { ...entry.failure };
+    this.turns[index] = turn;
+    this.#turnEndSeq.set(entry.turnId, entry.seq);
+    this.#emitTurns();
+  }
+
+  #addUsage(turnId: string, usage: Usage | undefined): void {
+    const index = this.#turnIndex.get(turnId);
+    if (!usage || index === undefined) return;
+    const sum: Usage = { ...this.turns[index].usage };
+    for (const [field, value] of Object.entries(usage) as [keyof Usage, number | undefined][]) {
+      if (typeof value === "number") sum[field] = (sum[field] ?? 0) + value;
+    }
+    this.turns[index] = { ...this.turns[index], usage: sum };
+  }
+
+  #add(item: ThreadItem): void {
+    item.ordinal = this.items.length;
+    this.#itemIndex.set(item.id, this.items.length);
+    this.items.push(item);
+    this.#emit({ op: "add", item: { ...item } });
+  }
+
+  #reindexFrom(start: number): void {
+    for (let i = start; i < this.items.length; i++) {
+      this.items[i] = { ...this.items[i], ordinal: i };
+      this.#itemIndex.set(this.items[i].id, i);
+    }
+  }
+
+  #emitTurns(): void {
+    this.#emit({ op: "component", name: "turns", value: this.turns.slice() });
+  }
+}
+
+/** UTF-8 byte length without allocating. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}

@@ -1,0 +1,87 @@
+/**
+ * The actors of this process, loaded on demand (one load per thread at a
+ * time) and dropped when idle and unobserved beyond a bound.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import type { Journal } from "../journal/journal.ts";
+import { Publisher } from "./publisher.ts";
+import { ThreadActor } from "./thread_actor.ts";
+
+/** Idle actors kept in memory before the oldest is dropped. */
+export const MAX_IDLE_ACTORS = 512;
+
+/** Loads, caches and evicts thread actors. */
+export class ActorCache {
+  readonly #journal: Journal;
+  readonly #actors = new Map<string, ThreadActor>();
+  readonly #loading = new Map<string, Promise<ThreadActor | null>>();
+  readonly #publishers = new Map<string, Publisher>();
+
+  constructor(journal: Journal) {
+    this.#journal = journal;
+  }
+
+  /** The publisher of a thread, created on first use so subscribers can register at once. */
+  publisher(threadId: string): Publisher {
+    let publisher = this.#publishers.get(threadId);
+    if (!publisher) {
+      publisher = new Publisher();
+      this.#publishers.set(threadId, publisher);
+    }
+    return publisher;
+  }
+
+  /**
+   * The actor of a thread.
+   *
+   * @throws {FloretError} `thread_not_found` for a missing or deleted thread
+   */
+  async get(threadId: string): Promise<ThreadActor> {
+    const cached = this.#actors.get(threadId);
+    if (cached) return cached;
+    let loading = this.#loading.get(threadId);
+    if (!loading) {
+      loading = ThreadActor.load(this.#journal, threadId, this.publisher(threadId));
+      this.#loading.set(threadId, loading);
+      loading.then((actor) => {
+        if (actor) this.#actors.set(threadId, actor);
+      }, () => {}).finally(() => this.#loading.delete(threadId));
+    }
+    const actor = await loading;
+    if (!actor) {
+      if (!this.#publishers.get(threadId)?.hasSubscribers) this.#publishers.delete(threadId);
+      throw new FloretError("thread_not_found", `Thread not found: ${threadId}`);
+    }
+    return actor;
+  }
+
+  /** The actor of a thread if it is in memory. */
+  loaded(threadId: string): ThreadActor | undefined {
+    return this.#actors.get(threadId);
+  }
+
+  /** Every loaded actor. */
+  all(): ThreadActor[] {
+    return [...this.#actors.values()];
+  }
+
+  /** Forgets a thread (deleted): its subscribers are ended. */
+  forget(threadId: string): void {
+    this.#actors.delete(threadId);
+    this.#publishers.get(threadId)?.close();
+    this.#publishers.delete(threadId);
+  }
+
+  /** Drops idle, unobserved actors beyond {@link MAX_IDLE_ACTORS}, oldest first. */
+  trim(): void {
+    if (this.#actors.size <= MAX_IDLE_ACTORS) return;
+    for (const [threadId, actor] of this.#actors) {
+      if (this.#actors.size <= MAX_IDLE_ACTORS) return;
+      if (!actor.quiet) continue;
+      this.#actors.delete(threadId);
+      this.#publishers.delete(threadId);
+    }
+  }
+}

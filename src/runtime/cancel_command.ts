@@ -1,0 +1,73 @@
+/**
+ * `cancel`: stops the current turn. Immediate mode commits the stop at once;
+ * graceful mode first gives in-flight tools one shared 5 s window to commit
+ * their results. Idempotent, and a no-op on an idle thread.
+ *
+ * @module
+ */
+import { fingerprintOf } from "../identity/fingerprint.ts";
+import { replayOf, type ServiceContext, withStaleRetry } from "./service_context.ts";
+import { planSettlement } from "./settle_turn.ts";
+import type { ThreadView } from "./view_types.ts";
+
+/** How long graceful cancel waits for in-flight tools. */
+export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
+
+/** Cancels the thread's running turn. */
+export async function cancel(
+  ctx: ServiceContext,
+  command: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" },
+): Promise<{ view: ThreadView }> {
+  const { threadId, requestKey } = command;
+  const actor = await ctx.actors.get(threadId);
+  const fingerprint = await fingerprintOf({}); // the mode is not part of the fingerprint
+  if (command.mode === "graceful") {
+    const run = await actor.exclusive(async () => {
+      ctx.assertOpen();
+      actor.assertLive();
+      const active = actor.run;
+      if (!active || (await ctx.journal.request(threadId, requestKey))) return undefined;
+      active.stopRequested = true;
+      actor.stopping = true;
+      actor.publishStatus();
+      active.providerAbort.abort(new DOMException("The turn was cancelled", "AbortError"));
+      return active;
+    });
+    if (run?.batch) await raceWindow(run.batch, GRACEFUL_TOOL_WINDOW_MS);
+  }
+  return withStaleRetry(() =>
+    actor.exclusive(async () => {
+      ctx.assertOpen();
+      actor.assertLive();
+      if (await replayOf(ctx, threadId, requestKey, "cancel", fingerprint)) return { view: actor.snapshot() };
+      const run = actor.run;
+      const change = planSettlement(actor, "cancelled", run?.partial);
+      try {
+        if (change) {
+          change.request = { scope: threadId, key: requestKey, value: { op: "cancel", fingerprint, result: {} } };
+          await actor.commit(change);
+        }
+      } finally {
+        actor.stopping = false;
+      }
+      // Only now, with the stop committed, is the run told to stop: it can write nothing more.
+      if (run && actor.run === run) {
+        run.stopRequested = true;
+        const reason = new DOMException("The turn was cancelled", "AbortError");
+        run.providerAbort.abort(reason);
+        run.toolAbort.abort(reason);
+        actor.run = undefined;
+      }
+      actor.setProgress(undefined);
+      actor.publishStatus();
+      return { view: actor.snapshot() };
+    })
+  );
+}
+
+/** Waits for `work`, at most `ms`, without leaving a timer behind. */
+async function raceWindow(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

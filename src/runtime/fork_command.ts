@@ -1,0 +1,119 @@
+/**
+ * `fork`: a new root thread that reads its source's path up to a chosen item.
+ * Nothing is copied: the fork's record points at the source and the cut, and
+ * only a settlement of a turn cut in half is written.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import { fingerprintOf } from "../identity/fingerprint.ts";
+import { newId } from "../identity/ids.ts";
+import type { Entry, NewEntry, TurnOutcome } from "../journal/entries.ts";
+import { keys, STORE_SCOPE } from "../journal/keys.ts";
+import { OpenCalls, settleOpenCalls } from "../journal/open_calls.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
+import { replayOf, type ServiceContext } from "./service_context.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+import type { ThreadView } from "./view_types.ts";
+
+/** Forks a thread at an item (default: its end). */
+export async function fork(
+  ctx: ServiceContext,
+  command: { threadId: string; requestKey: string; atItemId?: string },
+): Promise<{ threadId: string; view: ThreadView }> {
+  const { threadId, requestKey, atItemId } = command;
+  const fingerprint = await fingerprintOf({ threadId, atItemId: atItemId ?? null });
+  const source = await ctx.actors.get(threadId);
+  for (;;) {
+    ctx.assertOpen();
+    const replay = await replayOf(ctx, STORE_SCOPE, requestKey, "fork", fingerprint);
+    if (replay) {
+      const forkId = replay.threadId as string;
+      return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
+    }
+    const plan = await source.exclusive(async () => {
+      source.assertLive();
+      const cut = cutSeq(source, atItemId);
+      const entries = await ctx.journal.readPath({ ...source.record, seq: cut });
+      return { cut, entries, sourceRecord: source.record };
+    });
+    const forkId = newId("thread");
+    const now = new Date().toISOString();
+    const { own, lastTurn } = settleCut(plan.entries, now, plan.cut);
+    const record: ThreadRecord = {
+      id: forkId,
+      createdAt: now,
+      updatedAt: now,
+      base: { threadId, seq: plan.cut },
+      forkedFrom: atItemId === undefined ? { threadId } : { threadId, itemId: atItemId },
+      seq: plan.cut + own.length,
+      status: "idle",
+      queue: [],
+    };
+    if (plan.sourceRecord.title !== undefined) record.title = plan.sourceRecord.title;
+    if (lastTurn) record.lastTurn = lastTurn;
+    const version = await ctx.journal.commit({
+      expected: null,
+      record,
+      entries: own,
+      request: { scope: STORE_SCOPE, key: requestKey, value: { op: "fork", fingerprint, result: { threadId: forkId } } },
+      set: [{ key: keys.fork(threadId, forkId), value: {} }],
+    });
+    if (version !== null) return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
+  }
+}
+
+/** The journal position to cut at: the item's entry, or its turn's end when the item ends the turn. */
+function cutSeq(source: ThreadActor, atItemId: string | undefined): number {
+  if (atItemId === undefined) return source.record.seq;
+  const item = source.view.item(atItemId);
+  const seq = source.view.seqOf(atItemId);
+  if (!item || seq === undefined || item.live) {
+    throw new FloretError("invalid_input", `No settled item with id: ${atItemId}`);
+  }
+  const endSeq = source.view.turnEndSeq(item.turnId);
+  const later = source.view.items.slice(item.ordinal + 1).some((other) => other.turnId === item.turnId);
+  return endSeq !== undefined && !later ? endSeq : seq;
+}
+
+/**
+ * Entries the fork writes itself: when the cut falls inside a turn, that
+ * turn's open calls are settled and the turn reads `interrupted`.
+ */
+function settleCut(entries: Entry[], at: string, cut: number): {
+  own: Entry[];
+  lastTurn?: ThreadRecord["lastTurn"];
+} {
+  const open = new OpenCalls();
+  let active: { turnId: string; runId: string } | undefined;
+  let lastTurn: ThreadRecord["lastTurn"];
+  for (const entry of entries) {
+    open.apply(entry);
+    if (entry.kind === "turn_started") {
+      active = { turnId: entry.turnId, runId: entry.runId };
+      lastTurn = { turnId: entry.turnId, retryable: true };
+    } else if (entry.kind === "turn_ended") {
+      active = undefined;
+      lastTurn = {
+        turnId: entry.turnId,
+        outcome: entry.outcome,
+        retryable: entry.failure?.code !== "effect_outcome_unknown",
+      };
+    }
+  }
+  if (!active) return { own: [], lastTurn };
+  const pending: NewEntry[] = [];
+  const calls = open.list();
+  const { results, unknown } = settleOpenCalls(calls);
+  if (results.length > 0) pending.push({ kind: "tool_results", turnId: active.turnId, runId: calls[0].runId, results });
+  const outcome: TurnOutcome = "interrupted";
+  pending.push({
+    kind: "turn_ended",
+    turnId: active.turnId,
+    runId: active.runId,
+    outcome,
+    failure: { code: "interrupted", message: "The fork was cut inside this turn" },
+  });
+  const own = pending.map((entry, i) => ({ ...entry, seq: cut + i + 1, at }) as Entry);
+  return { own, lastTurn: { turnId: active.turnId, outcome, retryable: !unknown } };
+}

@@ -1,0 +1,149 @@
+/**
+ * The Host: the composition root. It owns the store, settles what a previous
+ * process left unfinished before any command can reach it, builds the one
+ * ThreadService, and shuts everything down in order.
+ *
+ * @module
+ */
+import type { Agent } from "../config/agent.ts";
+import { FloretError } from "../errors.ts";
+import { Journal } from "../journal/journal.ts";
+import { type ObservationEvent, safeObserver } from "../observation/events.ts";
+import type { KvStore } from "../spi/kv_store.ts";
+import { ActorCache } from "./actor_cache.ts";
+import { recoverThreads } from "./recovery.ts";
+import type { ServiceContext } from "./service_context.ts";
+import { createThreadService, type ThreadService } from "./thread_service.ts";
+
+/** Where a turn's agent comes from. */
+export type AgentSource =
+  | { agent: Agent }
+  | { agentFactory: (request: { threadId: string; turnId: string }) => Agent | Promise<Agent> };
+
+/** An engine instance over one store. */
+export interface Host {
+  /** The ThreadService; the same options return the same service. */
+  threads(options: AgentSource): ThreadService;
+  /** Stops admission, aborts running work, waits for it (bounded by `signal`), closes the store. */
+  shutdown(options?: { signal?: AbortSignal }): Promise<void>;
+}
+
+/** Options of {@link openHost}. */
+export interface HostOptions {
+  /** Where the journal lives. */
+  store: KvStore;
+  /** Sanitised observation events for logs and metrics. */
+  onEvent?: (event: ObservationEvent) => void;
+}
+
+/**
+ * Opens the engine on a store. Threads a previous process left running are
+ * settled first (interrupted, or failed with `effect_outcome_unknown`);
+ * nothing resumes by itself.
+ *
+ * @param options the store and an optional observer
+ * @returns the host
+ * @throws {FloretError} `store_too_new`, `storage_failure`, or `invalid_input` for a bad store
+ * @example
+ * ```ts
+ * import { defineAgent, memoryStore, openHost } from "@floret/engine";
+ * import { scriptedGateway } from "@floret/engine/testing";
+ * const host = await openHost({ store: memoryStore() });
+ * const threads = host.threads({
+ *   agent: defineAgent({ id: "demo", systemPrompt: "Be brief.", gateway: scriptedGateway([{ text: "Hello!" }]) }),
+ * });
+ * const { threadId } = await threads.create({ requestKey: "create-1" });
+ * await threads.send({ threadId, requestKey: "send-1", input: { text: "Hi" } });
+ * console.log((await threads.waitForIdle(threadId)).items.at(-1)?.text); // "Hello!"
+ * await host.shutdown();
+ * ```
+ */
+export async function openHost(options: HostOptions): Promise<Host> {
+  const store = options?.store;
+  if (!store || typeof store.commit !== "function" || typeof store.list !== "function") {
+    throw new FloretError("invalid_input", "openHost needs a KvStore");
+  }
+  const observe = safeObserver(options.onEvent);
+  const journal = await Journal.open(store);
+  await recoverThreads(journal, observe);
+  return new EngineHost(journal, observe);
+}
+
+class EngineHost implements Host {
+  readonly #journal: Journal;
+  readonly #observe: (event: ObservationEvent) => void;
+  readonly #actors: ActorCache;
+  #closed = false;
+  #shutdown: Promise<void> | undefined;
+  #service: { source: AgentSource; service: ThreadService } | undefined;
+
+  constructor(journal: Journal, observe: (event: ObservationEvent) => void) {
+    this.#journal = journal;
+    this.#observe = observe;
+    this.#actors = new ActorCache(journal);
+  }
+
+  threads(options: AgentSource): ThreadService {
+    if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
+    const agent = options && "agent" in options ? options.agent : undefined;
+    const factory = options && "agentFactory" in options ? options.agentFactory : undefined;
+    if (!agent && typeof factory !== "function") {
+      throw new FloretError("invalid_input", "threads() needs { agent } or { agentFactory }");
+    }
+    if (this.#service) {
+      const known = this.#service.source;
+      const same = "agent" in known ? known.agent === agent : known.agentFactory === factory;
+      if (!same) throw new FloretError("invalid_input", "This host already has a ThreadService with other options");
+      return this.#service.service;
+    }
+    const resolveAgent = async (threadId: string, turnId: string): Promise<Agent> => {
+      if (agent) return agent;
+      const made = await factory!({ threadId, turnId });
+      if (!made || !made.gateway || !(made.tools instanceof Map)) {
+        throw new FloretError("invalid_input", "agentFactory must return an agent made by defineAgent");
+      }
+      return made;
+    };
+    const ctx: ServiceContext = {
+      journal: this.#journal,
+      actors: this.#actors,
+      observe: this.#observe,
+      resolveAgent,
+      runDeps: { observe: this.#observe, resolveAgent, onRunEnd: () => this.#actors.trim() },
+      assertOpen: () => {
+        if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
+      },
+    };
+    const service = createThreadService(ctx, agent);
+    this.#service = { source: options, service };
+    return service;
+  }
+
+  shutdown(options?: { signal?: AbortSignal }): Promise<void> {
+    this.#shutdown ??= this.#stop(options?.signal);
+    return this.#shutdown;
+  }
+
+  async #stop(signal: AbortSignal | undefined): Promise<void> {
+    this.#closed = true;
+    const actors = this.#actors.all();
+    const runs = actors.flatMap((actor) => (actor.run ? [actor.run] : []));
+    for (const run of runs) {
+      run.stopRequested = true;
+      const reason = new DOMException("The host is shutting down", "AbortError");
+      run.providerAbort.abort(reason);
+      run.toolAbort.abort(reason);
+    }
+    const settled = Promise.all(runs.map((run) => run.done));
+    if (signal) {
+      await Promise.race([settled, new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      })]);
+    } else {
+      await settled;
+    }
+    for (const actor of actors) actor.publisher.close();
+    await this.#journal.store.close();
+  }
+}

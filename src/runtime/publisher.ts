@@ -1,0 +1,161 @@
+/**
+ * Live updates of one thread: view ops are grouped into numbered batches and
+ * handed to subscribers. Text growth is coalesced for up to 25 ms; any other
+ * change flushes at the end of the current task. A subscriber that falls
+ * behind (64 batches or 1 MiB) gets `resync` instead of its backlog.
+ *
+ * @module
+ */
+import type { ThreadUpdate, ViewOp } from "./view_types.ts";
+
+/** Limits and timing of live updates (DESIGN.md §7). */
+export const UPDATE_LIMITS = { coalesceMs: 25, maxBatches: 64, maxBytes: 1024 * 1024 } as const;
+
+interface Subscriber {
+  queue: ThreadUpdate[];
+  bytes: number;
+  wake: (() => void) | undefined;
+  ended: boolean;
+}
+
+/** Batches and fans out the ops of one thread. */
+export class Publisher {
+  #version = 0;
+  #pending: ViewOp[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #microtask = false;
+  readonly #subscribers = new Set<Subscriber>();
+
+  /** The version of the last flushed batch (the view's `viewVersion`). */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Whether anyone is listening. */
+  get hasSubscribers(): boolean {
+    return this.#subscribers.size > 0;
+  }
+
+  /** Queues one op; text appends wait up to 25 ms, everything else flushes after this task. */
+  push(op: ViewOp): void {
+    this.#pending.push(op);
+    if (op.op === "append-text") {
+      this.#timer ??= setTimeout(() => this.flush(), UPDATE_LIMITS.coalesceMs);
+    } else if (!this.#microtask) {
+      this.#microtask = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** Publishes pending ops as one batch now. */
+  flush(): void {
+    this.#microtask = false;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#pending.length === 0) return;
+    const ops = this.#pending;
+    this.#pending = [];
+    const baseVersion = this.#version++;
+    if (this.#subscribers.size === 0) return;
+    const batch: ThreadUpdate = { type: "batch", baseVersion, version: this.#version, ops: coalesce(ops) };
+    const size = estimateBytes(ops);
+    for (const subscriber of this.#subscribers) this.#deliver(subscriber, batch, size);
+  }
+
+  /** Registers a subscriber now and returns its update stream. */
+  subscribe(signal?: AbortSignal): AsyncIterableIterator<ThreadUpdate> {
+    const subscriber: Subscriber = { queue: [], bytes: 0, wake: undefined, ended: false };
+    this.#subscribers.add(subscriber);
+    const end = (): void => {
+      subscriber.ended = true;
+      this.#subscribers.delete(subscriber);
+      subscriber.wake?.();
+    };
+    signal?.addEventListener("abort", end, { once: true });
+    const iterator: AsyncIterableIterator<ThreadUpdate> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async (): Promise<IteratorResult<ThreadUpdate>> => {
+        while (subscriber.queue.length === 0 && !subscriber.ended) {
+          await new Promise<void>((resolve) => (subscriber.wake = resolve));
+          subscriber.wake = undefined;
+        }
+        const update = subscriber.queue.shift();
+        if (update === undefined) return { done: true, value: undefined };
+        subscriber.bytes = subscriber.queue.length === 0 ? 0 : subscriber.bytes;
+        return { done: false, value: update };
+      },
+      return: (): Promise<IteratorResult<ThreadUpdate>> => {
+        signal?.removeEventListener("abort", end);
+        end();
+        subscriber.queue.length = 0;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+    return iterator;
+  }
+
+  /** Sends `resync` to every subscriber (their view is stale) and keeps them subscribed. */
+  resyncAll(reason: string): void {
+    this.flush();
+    for (const subscriber of this.#subscribers) {
+      subscriber.queue = [{ type: "resync", reason }];
+      subscriber.bytes = 0;
+      subscriber.wake?.();
+    }
+  }
+
+  /** Ends every subscription (shutdown, delete). */
+  close(): void {
+    this.flush();
+    for (const subscriber of [...this.#subscribers]) {
+      subscriber.ended = true;
+      subscriber.wake?.();
+    }
+    this.#subscribers.clear();
+  }
+
+  #deliver(subscriber: Subscriber, batch: ThreadUpdate, size: number): void {
+    const backlogged = subscriber.queue.length >= UPDATE_LIMITS.maxBatches ||
+      subscriber.bytes + size > UPDATE_LIMITS.maxBytes;
+    if (backlogged) {
+      // Its backlog is useless now: it must read the view again anyway.
+      if (subscriber.queue[0]?.type !== "resync" || subscriber.queue.length > 1) {
+        subscriber.queue = [{ type: "resync", reason: "subscriber fell behind" }];
+        subscriber.bytes = 0;
+      }
+    } else {
+      subscriber.queue.push(batch);
+      subscriber.bytes += size;
+    }
+    subscriber.wake?.();
+  }
+}
+
+/** Merges consecutive appends to one item into one op. */
+function coalesce(ops: ViewOp[]): ViewOp[] {
+  const out: ViewOp[] = [];
+  for (const op of ops) {
+    const last = out.at(-1);
+    if (op.op === "append-text" && last?.op === "append-text" && last.itemId === op.itemId) {
+      out[out.length - 1] = { ...last, text: last.text + op.text };
+    } else {
+      out.push(op);
+    }
+  }
+  return out;
+}
+
+function estimateBytes(ops: ViewOp[]): number {
+  let bytes = 0;
+  for (const op of ops) {
+    bytes += 64;
+    if (op.op === "append-text") bytes += op.text.length * 3;
+    else if (op.op === "add" || op.op === "replace") {
+      bytes += (op.item.text?.length ?? 0) * 3 + (op.item.tool?.output?.length ?? 0) * 3 +
+        (op.item.tool?.arguments.length ?? 0);
+    }
+  }
+  return bytes;
+}

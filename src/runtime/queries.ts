@@ -1,0 +1,147 @@
+/**
+ * Read-only queries: history pages, the thread list, context figures, and
+ * waiting for a thread to become idle. All derived from the journal.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import { keys } from "../journal/keys.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
+import type { Usage } from "../provider/gateway.ts";
+import { roughTokenCount } from "../provider/rough_token_count.ts";
+import type { ServiceContext } from "./service_context.ts";
+import type { ThreadItem, ThreadStatus, ThreadSummary, ThreadView } from "./view_types.ts";
+
+/** A page of a thread's items, newest last; `before` continues towards older items. */
+export async function history(
+  ctx: ServiceContext,
+  threadId: string,
+  options: { limit?: number; before?: string } = {},
+): Promise<{ items: ThreadItem[]; before?: string; hasMore: boolean }> {
+  const limit = pageLimit(options.limit, 50, 500);
+  const actor = await ctx.actors.get(threadId);
+  const items = actor.snapshot().items;
+  let end = items.length;
+  if (options.before !== undefined) {
+    const at = items.findIndex((item) => item.id === options.before);
+    if (at < 0) throw new FloretError("invalid_input", `Unknown history cursor: ${options.before}`);
+    end = at;
+  }
+  const start = Math.max(0, end - limit);
+  const page = items.slice(start, end);
+  const result: { items: ThreadItem[]; before?: string; hasMore: boolean } = { items: page, hasMore: start > 0 };
+  if (start > 0) result.before = page[0].id;
+  return result;
+}
+
+/** Threads, most recently updated first. The cursor is opaque. */
+export async function list(
+  ctx: ServiceContext,
+  options: { limit?: number; cursor?: string } = {},
+): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
+  const limit = pageLimit(options.limit, 50, 500);
+  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+  const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
+  const page = rows.slice(0, limit);
+  const records = await ctx.journal.threads(page.map((row) => row.threadId));
+  const threads: ThreadSummary[] = [];
+  for (const record of records) {
+    if (!record || record.deleted) continue;
+    threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
+  }
+  const result: { threads: ThreadSummary[]; cursor?: string } = { threads };
+  if (rows.length > limit) {
+    const last = page[page.length - 1].key;
+    result.cursor = `${last[1]}~${last[2]}`;
+  }
+  return result;
+}
+
+function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSummary {
+  const summary: ThreadSummary = { threadId: record.id, status, createdAt: record.createdAt, updatedAt: record.updatedAt };
+  if (record.title !== undefined) summary.title = record.title;
+  if (record.parentThreadId) summary.parentThreadId = record.parentThreadId;
+  return summary;
+}
+
+function decodeCursor(cursor: string): ReturnType<typeof keys.updated> {
+  const match = /^(\d+)~(thread_[0-9a-z]+)$/.exec(cursor);
+  if (!match) throw new FloretError("invalid_input", `Invalid list cursor: ${cursor}`);
+  return keys.updated(Number(match[1]), match[2]);
+}
+
+function pageLimit(limit: number | undefined, fallback: number, max: number): number {
+  if (limit === undefined) return fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new FloretError("invalid_input", `Page limit must be an integer from 1 to ${max}: ${limit}`);
+  }
+  return limit;
+}
+
+/** Context figures: window, an estimate of the next request, usage the provider confirmed. */
+export async function context(ctx: ServiceContext, threadId: string, windowTokens: number): Promise<{
+  windowTokens: number;
+  estimateTokens: number;
+  confirmed?: Usage;
+  totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+  compactions: { operationId: string; status: "compacted" | "noop" | "failed"; tokensBefore?: number; tokensAfter?: number }[];
+}> {
+  const actor = await ctx.actors.get(threadId);
+  const messages = actor.history.messages("", "");
+  let estimateTokens = 0;
+  for (const message of messages) estimateTokens += roughTokenCount(message.json);
+  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let confirmed: Usage | undefined;
+  for (const turn of actor.view.turns) {
+    if (!turn.usage) continue;
+    confirmed = turn.usage;
+    totals.inputTokens += turn.usage.inputTokens ?? 0;
+    totals.outputTokens += turn.usage.outputTokens ?? 0;
+    totals.cacheReadTokens += turn.usage.cacheReadTokens ?? 0;
+    totals.cacheWriteTokens += turn.usage.cacheWriteTokens ?? 0;
+  }
+  const result: Awaited<ReturnType<typeof context>> = { windowTokens, estimateTokens, totals, compactions: [] };
+  if (confirmed) result.confirmed = { ...confirmed };
+  return result;
+}
+
+/** Resolves once the thread is idle or waiting; rejects with `timeout` or the signal's reason. */
+export async function waitForIdle(
+  ctx: ServiceContext,
+  threadId: string,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<ThreadView> {
+  const actor = await ctx.actors.get(threadId);
+  const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    if (actor.status === "idle" || actor.status === "waiting") {
+      if (!actor.run) return actor.snapshot();
+    }
+    const remaining = deadline === undefined ? undefined : deadline - Date.now();
+    if (remaining !== undefined && remaining <= 0) {
+      throw new FloretError("timeout", `Thread did not become idle in ${options.timeoutMs} ms: ${threadId}`);
+    }
+    await waitOnce(actor.nextStatusChange(), remaining, options.signal);
+  }
+}
+
+function waitOnce(change: Promise<void>, ms: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = ms === undefined ? undefined : setTimeout(finish, ms);
+    const onAbort = (): void => {
+      cleanup();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    change.then(finish);
+    function cleanup(): void {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    function finish(): void {
+      cleanup();
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * Restart recovery: before a host accepts commands, every thread that a
+ * previous process left with an active turn is settled — `interrupted`
+ * (retryable), or failed with `effect_outcome_unknown` when a side-effecting
+ * call was dispatched without a recorded result. Nothing resumes by itself.
+ *
+ * @module
+ */
+import type { Journal } from "../journal/journal.ts";
+import { keys } from "../journal/keys.ts";
+import type { ObservationEvent } from "../observation/events.ts";
+import { Publisher } from "./publisher.ts";
+import { planSettlement } from "./settle_turn.ts";
+import { ThreadActor } from "./thread_actor.ts";
+
+/**
+ * Settles every thread left active.
+ *
+ * @returns how many threads were settled
+ */
+export async function recoverThreads(journal: Journal, observe: (event: ObservationEvent) => void): Promise<number> {
+  let settled = 0;
+  for (const threadId of await journal.activeThreadIds()) {
+    const actor = await ThreadActor.load(journal, threadId, new Publisher());
+    if (!actor) {
+      await journal.store.commit({ delete: [keys.active(threadId)] });
+      continue;
+    }
+    const active = actor.record.active;
+    const change = planSettlement(actor, "interrupted");
+    if (!change || !active) {
+      await actor.commit({ record: actor.record, delete: [keys.active(threadId)] });
+      continue;
+    }
+    await actor.commit(change);
+    settled++;
+    observe({
+      type: "turn.recovered",
+      threadId,
+      turnId: active.turnId,
+      runId: active.runId,
+      at: new Date().toISOString(),
+      outcome: actor.view.turns.at(-1)?.outcome,
+    });
+  }
+  return settled;
+}

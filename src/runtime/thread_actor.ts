@@ -1,0 +1,216 @@
+/**
+ * One actor per active thread in this process: it serialises the thread's
+ * commands, holds the thread's projections (view, provider history, open
+ * calls) and applies every commit to them, so the journal stays the one truth
+ * and memory is only its cache.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import type { Entry, NewEntry } from "../journal/entries.ts";
+import { HistoryModel } from "../journal/history_model.ts";
+import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
+import type { KvKey } from "../spi/kv_store.ts";
+import { OpenCalls } from "../journal/open_calls.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
+import { ViewModel } from "../journal/view_model.ts";
+import type { Publisher } from "./publisher.ts";
+import type { ActiveRun } from "./active_run.ts";
+import type { RunProgress, ThreadStatus, ThreadView } from "./view_types.ts";
+
+/** Thrown when another writer changed the thread first; the actor has reloaded. */
+export class StaleThreadError extends Error {
+  constructor(threadId: string) {
+    super(`Thread changed concurrently: ${threadId}`);
+    this.name = "StaleThreadError";
+  }
+}
+
+/** One change to commit: the new record and what goes with it. */
+export interface ActorChange {
+  record: ThreadRecord;
+  entries?: NewEntry[];
+  request?: { scope: string; key: string; value: RequestRecord };
+  set?: { key: KvKey; value: unknown }[];
+  delete?: KvKey[];
+}
+
+/** The in-process owner of one thread. */
+export class ThreadActor {
+  readonly threadId: string;
+  readonly journal: Journal;
+  readonly publisher: Publisher;
+  view!: ViewModel;
+  history!: HistoryModel;
+  openCalls!: OpenCalls;
+  /** The run executing now, if this process runs the thread's active turn. */
+  run: ActiveRun | undefined;
+  /** Memory-only progress of the run. */
+  runProgress: RunProgress | undefined;
+  /** A graceful or immediate cancel is in progress. */
+  stopping = false;
+  #current!: VersionedRecord;
+  #tail: Promise<unknown> = Promise.resolve();
+  #queued = 0;
+  readonly #statusWaiters = new Set<() => void>();
+
+  private constructor(threadId: string, journal: Journal, publisher: Publisher) {
+    this.threadId = threadId;
+    this.journal = journal;
+    this.publisher = publisher;
+  }
+
+  /** Loads a thread from the journal; `null` when it does not exist or is deleted. */
+  static async load(journal: Journal, threadId: string, publisher: Publisher): Promise<ThreadActor | null> {
+    const actor = new ThreadActor(threadId, journal, publisher);
+    return (await actor.#reload()) ? actor : null;
+  }
+
+  /** The record as last committed or read. */
+  get record(): ThreadRecord {
+    return this.#current.record;
+  }
+
+  /** The record with its version, as a commit expects it. */
+  get versioned(): VersionedRecord {
+    return this.#current;
+  }
+
+  /** The status a host sees. */
+  get status(): ThreadStatus {
+    if (this.record.status === "running" && this.stopping) return "stopping";
+    return this.record.status;
+  }
+
+  /** Runs `fn` after every earlier command of this thread has finished. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.#queued++;
+    const result = this.#tail.then(fn).finally(() => this.#queued--);
+    this.#tail = result.then(noop, noop);
+    return result;
+  }
+
+  /** Nothing runs, waits or listens: the actor may be dropped from memory. */
+  get quiet(): boolean {
+    return this.#queued === 0 && !this.run && !this.record.active && !this.publisher.hasSubscribers;
+  }
+
+  /**
+   * Commits a change planned on the current record; entries get their `seq`
+   * and timestamp here. Must run inside {@link exclusive}.
+   *
+   * @throws {StaleThreadError} when another writer got there first (the actor has reloaded)
+   */
+  async commit(change: ActorChange): Promise<void> {
+    const at = new Date().toISOString();
+    let seq = this.record.seq;
+    const entries = (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
+    const record = { ...change.record, seq };
+    const version = await this.journal.commit({
+      expected: this.#current,
+      record,
+      entries,
+      request: change.request,
+      set: change.set,
+      delete: change.delete,
+    });
+    if (version === null) {
+      await this.#reload();
+      throw new StaleThreadError(this.threadId);
+    }
+    const statusBefore = this.status;
+    this.#current = { record, version };
+    for (const entry of entries) this.#apply(entry);
+    if (record.title !== this.#titleShown) this.#publishTitle(record.title);
+    if (this.status !== statusBefore) this.publishStatus();
+  }
+
+  /** Publishes the status and queue components and wakes status waiters. */
+  publishStatus(): void {
+    this.publisher.push({ op: "component", name: "status", value: this.status });
+    this.publisher.push({ op: "component", name: "queue", value: this.queueView() });
+    for (const wake of this.#statusWaiters) wake();
+  }
+
+  /** Publishes memory-only run progress. */
+  setProgress(progress: RunProgress | undefined): void {
+    this.runProgress = progress;
+    this.publisher.push({ op: "component", name: "runProgress", value: progress ? { ...progress } : null });
+  }
+
+  /** Resolves at the next status change. */
+  nextStatusChange(): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.#statusWaiters.delete(wake);
+        resolve();
+      };
+      this.#statusWaiters.add(wake);
+    });
+  }
+
+  /** The queue as hosts see it. */
+  queueView(): ThreadView["queue"] {
+    return this.record.queue.map((item) => ({ id: item.id, requestKey: item.requestKey, text: item.input.text }));
+  }
+
+  /** A consistent copy of the view, covering every update published so far. */
+  snapshot(): ThreadView {
+    this.publisher.flush();
+    const record = this.record;
+    const view: ThreadView = {
+      threadId: record.id,
+      status: this.status,
+      items: this.view.items.map((item) => ({ ...item })),
+      pending: [],
+      queue: this.queueView(),
+      turns: this.view.turns.map((turn) => ({ ...turn })),
+      viewVersion: this.publisher.version,
+    };
+    if (record.title !== undefined) view.title = record.title;
+    if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
+    if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
+    if (this.runProgress) view.runProgress = { ...this.runProgress };
+    return view;
+  }
+
+  #titleShown: string | undefined;
+
+  #publishTitle(title: string | undefined): void {
+    this.#titleShown = title;
+    this.publisher.push({ op: "component", name: "title", value: title ?? null });
+  }
+
+  #apply(entry: Entry): void {
+    this.view.apply(entry);
+    this.history.apply(entry);
+    this.openCalls.apply(entry);
+  }
+
+  /** Re-reads the record and the whole path; subscribers are told to resync. */
+  async #reload(): Promise<boolean> {
+    const current = await this.journal.thread(this.threadId);
+    if (!current || current.record.deleted) return false;
+    const entries = await this.journal.readPath(current.record);
+    this.view = new ViewModel((op) => this.publisher.push(op));
+    this.history = new HistoryModel();
+    this.openCalls = new OpenCalls();
+    this.#current = current;
+    this.#titleShown = current.record.title;
+    for (const entry of entries) this.#apply(entry);
+    this.publisher.resyncAll("thread reloaded from the journal");
+    return true;
+  }
+
+  /** Re-reads after an error whose effect on the store is unknown. */
+  async refresh(): Promise<boolean> {
+    return await this.#reload();
+  }
+
+  /** Fails with `thread_not_found` when the thread was deleted meanwhile. */
+  assertLive(): void {
+    if (this.record.deleted) throw new FloretError("thread_not_found", `Thread not found: ${this.threadId}`);
+  }
+}
+
+function noop(): void {}

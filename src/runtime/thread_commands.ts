@@ -1,0 +1,133 @@
+/**
+ * Commands on whole threads: create, setTitle, delete.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import { fingerprintOf } from "../identity/fingerprint.ts";
+import { newId } from "../identity/ids.ts";
+import { keys, STORE_SCOPE } from "../journal/keys.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
+import { replayOf, type ServiceContext, withStaleRetry } from "./service_context.ts";
+import { planSettlement } from "./settle_turn.ts";
+import type { ThreadView } from "./view_types.ts";
+
+/** Creates an empty thread. */
+export async function create(
+  ctx: ServiceContext,
+  command: { requestKey: string; title?: string },
+): Promise<{ threadId: string; view: ThreadView }> {
+  const fingerprint = await fingerprintOf({ title: command.title ?? null });
+  for (;;) {
+    ctx.assertOpen();
+    const replay = await replayOf(ctx, STORE_SCOPE, command.requestKey, "create", fingerprint);
+    if (replay) {
+      const threadId = replay.threadId as string;
+      return { threadId, view: (await ctx.actors.get(threadId)).snapshot() };
+    }
+    const now = new Date().toISOString();
+    const record: ThreadRecord = { id: newId("thread"), createdAt: now, updatedAt: now, seq: 0, status: "idle", queue: [] };
+    if (command.title !== undefined) record.title = command.title;
+    const version = await ctx.journal.commit({
+      expected: null,
+      record,
+      request: {
+        scope: STORE_SCOPE,
+        key: command.requestKey,
+        value: { op: "create", fingerprint, result: { threadId: record.id } },
+      },
+    });
+    // A lost race means another caller claimed the key first: replay its result.
+    if (version !== null) return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
+  }
+}
+
+/** Sets a thread's title. */
+export async function setTitle(
+  ctx: ServiceContext,
+  command: { threadId: string; requestKey: string; title: string },
+): Promise<{ view: ThreadView }> {
+  const { threadId, requestKey, title } = command;
+  const actor = await ctx.actors.get(threadId);
+  const fingerprint = await fingerprintOf({ title });
+  return withStaleRetry(() =>
+    actor.exclusive(async () => {
+      ctx.assertOpen();
+      actor.assertLive();
+      if (await replayOf(ctx, threadId, requestKey, "setTitle", fingerprint)) return { view: actor.snapshot() };
+      await actor.commit({
+        record: { ...actor.record, title, updatedAt: new Date().toISOString() },
+        request: { scope: threadId, key: requestKey, value: { op: "setTitle", fingerprint, result: {} } },
+      });
+      return { view: actor.snapshot() };
+    })
+  );
+}
+
+/**
+ * Deletes a thread and, first, its child threads: stops their runs, waits
+ * for them, then writes tombstones. Entries are purged unless a fork still
+ * reads them. Replaying a delete succeeds.
+ */
+export async function deleteThread(
+  ctx: ServiceContext,
+  command: { threadId: string; requestKey: string },
+): Promise<void> {
+  const { threadId, requestKey } = command;
+  const fingerprint = await fingerprintOf({});
+  if (await replayOf(ctx, threadId, requestKey, "delete", fingerprint)) return;
+  const actor = await ctx.actors.get(threadId);
+  for (const childId of await ctx.journal.indexed(keys.childrenOf(threadId))) {
+    try {
+      await deleteThread(ctx, { threadId: childId, requestKey: `${requestKey}/${childId}` });
+    } catch (error) {
+      if (!(error instanceof FloretError && error.code === "thread_not_found")) throw error;
+    }
+  }
+  // Stop the run and let it finish (tools commit what they completed) before the tombstone.
+  const run = await actor.exclusive(async () => {
+    ctx.assertOpen();
+    const active = actor.run;
+    if (active) {
+      active.stopRequested = true;
+      const reason = new DOMException("The thread was deleted", "AbortError");
+      active.providerAbort.abort(reason);
+      active.toolAbort.abort(reason);
+    }
+    return active;
+  });
+  await run?.done;
+  const deleted = await withStaleRetry(() =>
+    actor.exclusive(async () => {
+      if (await replayOf(ctx, threadId, requestKey, "delete", fingerprint)) return false;
+      actor.assertLive();
+      const settled = planSettlement(actor, "cancelled");
+      const record: ThreadRecord = {
+        ...(settled?.record ?? actor.record),
+        deleted: true,
+        status: "idle",
+        queue: [],
+        updatedAt: new Date().toISOString(),
+      };
+      await actor.commit({
+        record,
+        entries: settled?.entries,
+        request: { scope: threadId, key: requestKey, value: { op: "delete", fingerprint, result: {} } },
+      });
+      return true;
+    })
+  );
+  ctx.actors.forget(threadId);
+  if (!deleted) return;
+  const forks = await ctx.journal.indexed(keys.forksOf(threadId));
+  if (forks.length === 0) {
+    await ctx.journal.purge(keys.entries(threadId));
+    await ctx.journal.purge(keys.artifactsOf(threadId));
+  }
+  if (actor.record.parentThreadId) {
+    await ctx.journal.store.commit({ delete: [keys.child(actor.record.parentThreadId, threadId)] });
+  }
+  if (actor.record.base) {
+    await ctx.journal.store.commit({ delete: [keys.fork(actor.record.base.threadId, threadId)] });
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The ThreadService: the host's one entry point for commands and queries.
+ * It validates input before any I/O, routes each command to its thread's
+ * actor, and never exposes internals.
+ *
+ * @module
+ */
+import type { Agent } from "../config/agent.ts";
+import { FloretError } from "../errors.ts";
+import { fingerprintOf } from "../identity/fingerprint.ts";
+import type { Usage } from "../provider/gateway.ts";
+import { cancel } from "./cancel_command.ts";
+import { commandSchemas, parseCommand } from "./command_input.ts";
+import { fork } from "./fork_command.ts";
+import { context, history, list, waitForIdle } from "./queries.ts";
+import { replayOf, type ServiceContext } from "./service_context.ts";
+import { create, deleteThread, setTitle } from "./thread_commands.ts";
+import { deleteQueued, promoteQueued, retry, send } from "./turn_commands.ts";
+import type { ThreadItem, ThreadSummary, ThreadUpdate, ThreadView } from "./view_types.ts";
+import type { UserInput } from "./user_input.ts";
+
+/** Below this many tokens, manual compaction is an explicit no-op. */
+export const COMPACTION_TARGET_TOKENS = 50_000;
+
+/** Commands and queries on threads. Every mutation takes a request key and is idempotent by it. */
+export interface ThreadService {
+  /** Creates an empty thread. */
+  create(input: { requestKey: string; title?: string }): Promise<{ threadId: string; view: ThreadView }>;
+  /** Admits a turn (returns once admitted, before any provider call) or queues the input while busy. */
+  send(input: {
+    threadId: string;
+    requestKey: string;
+    input: UserInput;
+    supplementalContext?: { title: string; text: string }[];
+  }): Promise<{ threadId: string; turnId?: string; queued: boolean; view: ThreadView }>;
+  /** Resolves a pending approval or question. */
+  respond(input: {
+    threadId: string;
+    requestKey: string;
+    interactionId: string;
+    decision?: "approve" | "deny";
+    answers?: { questionId: string; value: string }[];
+  }): Promise<{ view: ThreadView }>;
+  /** Stops the running turn; idempotent, a no-op on an idle thread. */
+  cancel(input: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" }): Promise<{ view: ThreadView }>;
+  /** Resumes a failed latest turn, or regenerates a completed one. */
+  retry(input: { threadId: string; requestKey: string; turnId?: string }): Promise<{ turnId: string; view: ThreadView }>;
+  /** A new thread reading this one's history up to an item. */
+  fork(input: { threadId: string; requestKey: string; atItemId?: string }): Promise<{ threadId: string; view: ThreadView }>;
+  /** Deletes a thread and its child threads. */
+  delete(input: { threadId: string; requestKey: string }): Promise<void>;
+  /** Sets the title. */
+  setTitle(input: { threadId: string; requestKey: string; title: string }): Promise<{ view: ThreadView }>;
+  /** The current view. */
+  view(threadId: string): Promise<ThreadView>;
+  /** Threads, most recently updated first. */
+  list(options?: { limit?: number; cursor?: string }): Promise<{ threads: ThreadSummary[]; cursor?: string }>;
+  /** A page of items, newest last. */
+  history(
+    threadId: string,
+    options?: { limit?: number; before?: string },
+  ): Promise<{ items: ThreadItem[]; before?: string; hasMore: boolean }>;
+  /** Live updates; registers at once. */
+  subscribe(threadId: string, options?: { signal?: AbortSignal }): AsyncIterable<ThreadUpdate>;
+  /** Starts a queued input now. */
+  promoteQueued(input: { threadId: string; requestKey: string; queueId: string }): Promise<{ turnId: string; view: ThreadView }>;
+  /** Removes a queued input. */
+  deleteQueued(input: { threadId: string; requestKey: string; queueId: string }): Promise<{ view: ThreadView }>;
+  /** Manual compaction; an explicit no-op below the target size. */
+  compact(input: { threadId: string; requestKey: string }): Promise<{ outcome: "compacted" | "noop"; view: ThreadView }>;
+  /** Context window figures. */
+  context(threadId: string): Promise<{
+    windowTokens: number;
+    estimateTokens: number;
+    confirmed?: Usage;
+    totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+    compactions: { operationId: string; status: "compacted" | "noop" | "failed"; tokensBefore?: number; tokensAfter?: number }[];
+  }>;
+  /** Resolves once the thread is idle or waiting for an interaction. */
+  waitForIdle(threadId: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ThreadView>;
+}
+
+/**
+ * Builds the service over a shared context.
+ *
+ * @param ctx journal, actors and run wiring
+ * @param staticAgent the agent when the host passed `{ agent }` (for context figures)
+ */
+export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): ThreadService {
+  const guarded = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+    try {
+      ctx.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return fn(...args);
+  };
+  const windowOf = (): number =>
+    staticAgent?.context.windowTokens ?? staticAgent?.gateway.info.capabilities.contextWindowTokens ?? 0;
+
+  return {
+    create: guarded((input) => create(ctx, parseCommand(commandSchemas.create, input))),
+    send: guarded((input) => send(ctx, parseCommand(commandSchemas.send, input))),
+    respond: guarded(async (input) => {
+      const command = parseCommand(commandSchemas.respond, input);
+      const actor = await ctx.actors.get(command.threadId);
+      const fingerprint = await fingerprintOf({
+        interactionId: command.interactionId,
+        decision: command.decision ?? null,
+        answers: command.answers ?? null,
+      });
+      if (await replayOf(ctx, command.threadId, command.requestKey, "respond", fingerprint)) {
+        return { view: actor.snapshot() };
+      }
+      // This release creates no interactions, so no id can name one.
+      throw new FloretError("interaction_not_found", `No interaction with id: ${command.interactionId}`);
+    }),
+    cancel: guarded((input) => cancel(ctx, parseCommand(commandSchemas.cancel, input))),
+    retry: guarded((input) => retry(ctx, parseCommand(commandSchemas.retry, input))),
+    fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
+    delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
+    setTitle: guarded((input) => setTitle(ctx, parseCommand(commandSchemas.setTitle, input))),
+    view: guarded(async (threadId) => (await ctx.actors.get(checkId(threadId))).snapshot()),
+    list: guarded((options) => list(ctx, options)),
+    history: guarded((threadId, options) => history(ctx, checkId(threadId), options)),
+    subscribe: (threadId, options) => {
+      ctx.assertOpen();
+      const id = checkId(threadId);
+      const updates = ctx.actors.publisher(id).subscribe(options?.signal);
+      const exists = ctx.actors.get(id);
+      exists.catch(() => updates.return?.());
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            await exists;
+            return updates.next();
+          },
+          return: () => updates.return!(),
+        }),
+      };
+    },
+    promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand(commandSchemas.queueItem, input))),
+    deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand(commandSchemas.queueItem, input))),
+    compact: guarded(async (input) => {
+      const command = parseCommand(commandSchemas.compact, input);
+      const figures = await context(ctx, command.threadId, windowOf());
+      const view = (await ctx.actors.get(command.threadId)).snapshot();
+      if (figures.estimateTokens < COMPACTION_TARGET_TOKENS) return { outcome: "noop" as const, view };
+      throw new FloretError("execution_deferred", "Compaction is not available in this release");
+    }),
+    context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
+    waitForIdle: guarded((threadId, options) => waitForIdle(ctx, checkId(threadId), options)),
+  };
+}
+
+function checkId(threadId: unknown): string {
+  if (typeof threadId !== "string") throw new FloretError("thread_not_found", `Thread not found: ${String(threadId)}`);
+  return threadId;
+}

@@ -1,0 +1,13 @@
+/**
+ * What a user sends.
+ *
+ * @module
+ */
+
+/** A user's message: text and optional image attachments (`ImageAttachment`). */
+export interface UserInput {
+  /** The message text. */
+  text: string;
+  /** Images prepared with `prepareModelImage` (see `@floret/engine/images`). */
+  attachments?: unknown[];
+}

@@ -1,0 +1,129 @@
+/**
+ * The host-facing shapes of a thread: its view, items, turns and updates.
+ *
+ * @module
+ */
+import type { TurnFailureCode } from "../errors.ts";
+import type { Usage } from "../provider/gateway.ts";
+
+/** `stopping` is memory-only: a cancel is in progress. */
+export type ThreadStatus = "idle" | "running" | "waiting" | "stopping";
+/** What an item shows. */
+export type ItemKind = "user" | "thinking" | "assistant" | "tool" | "interaction";
+/** The life of a tool call. */
+export type ToolItemStatus =
+  | "pending"
+  | "waiting_approval"
+  | "running"
+  | "completed"
+  | "error"
+  | "denied"
+  | "cancelled"
+  | "unknown";
+
+/** A pending or resolved approval or question. */
+export interface Interaction {
+  id: string;
+  kind: "approval" | "input";
+  status: "pending" | "resolved";
+  turnId: string;
+  callId?: string;
+  toolName?: string;
+  questions?: { id: string; prompt: string; secret?: boolean; options?: string[] }[];
+}
+
+/** One entry of the conversation as a person sees it. Ids and ordinals are stable. */
+export interface ThreadItem {
+  id: string;
+  ordinal: number;
+  kind: ItemKind;
+  turnId: string;
+  runId?: string;
+  createdAt: string;
+  text?: string;
+  /** The text may still grow (streaming). */
+  live?: boolean;
+  tool?: {
+    callId: string;
+    name: string;
+    arguments: string;
+    status: ToolItemStatus;
+    output?: string;
+    /** The full output is kept as this artifact (the model saw a bounded head and tail). */
+    artifactId?: string;
+  };
+  interaction?: Interaction;
+}
+
+/** One turn and how it ended. */
+export interface TurnSummary {
+  turnId: string;
+  outcome?: "completed" | "failed" | "cancelled" | "interrupted";
+  failure?: { code: TurnFailureCode; message: string; provider?: Record<string, unknown> };
+  startedAt: string;
+  endedAt?: string;
+  durationMs?: number;
+  /** Set on turns made by `retry`. */
+  retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+  /** Usage the provider reported for the turn, summed over its steps. */
+  usage?: Usage;
+}
+
+/** Input waiting for the thread. */
+export interface QueuedInput {
+  id: string;
+  requestKey: string;
+  text: string;
+}
+
+/** Memory-only progress of the running turn. */
+export interface RunProgress {
+  turnId: string;
+  runId: string;
+  step: number;
+  phase: "model" | "tools" | "retry_wait";
+  attempt?: number;
+}
+
+/** A thread as the journal and the live run show it. */
+export interface ThreadView {
+  threadId: string;
+  parentThreadId?: string;
+  forkedFrom?: { threadId: string; itemId?: string };
+  title?: string;
+  status: ThreadStatus;
+  items: ThreadItem[];
+  pending: Interaction[];
+  queue: QueuedInput[];
+  turns: TurnSummary[];
+  runProgress?: RunProgress;
+  /** Process-local ordering of updates; not a durable cursor. */
+  viewVersion: number;
+}
+
+/** A line of `list`. */
+export interface ThreadSummary {
+  threadId: string;
+  parentThreadId?: string;
+  title?: string;
+  status: ThreadStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One change to a view. `offset` of `append-text` is a UTF-8 byte offset. */
+export type ViewOp =
+  | { op: "add"; item: ThreadItem }
+  | { op: "replace"; item: ThreadItem }
+  | { op: "append-text"; itemId: string; offset: number; text: string }
+  | { op: "remove"; itemId: string }
+  | {
+    op: "component";
+    name: "status" | "pending" | "queue" | "turns" | "runProgress" | "title";
+    value: unknown;
+  };
+
+/** What `subscribe` yields. */
+export type ThreadUpdate =
+  | { type: "batch"; baseVersion: number; version: number; ops: ViewOp[] }
+  | { type: "resync"; reason: string };

@@ -1,0 +1,131 @@
+/**
+ * Tools the model can call: a zod input schema, an effect class that decides
+ * how a crash is settled, a permission, and a handler.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { FloretError } from "../errors.ts";
+
+/** What a tool may change; `write`, `network` and `shell` calls get a durable dispatch marker. */
+export type ToolEffect = "none" | "read" | "write" | "network" | "shell";
+
+/** Whether a call runs, waits for approval, or is refused. */
+export type PermissionDecision = "allow" | "ask" | "deny";
+
+/** What a tool handler knows about its call. */
+export interface ToolContext {
+  /** The thread. */
+  threadId: string;
+  /** The turn. */
+  turnId: string;
+  /** The run (one execution attempt of the turn). */
+  runId: string;
+  /** The provider's call id. */
+  callId: string;
+  /** Aborted when the turn is cancelled or the host shuts down. */
+  signal: AbortSignal;
+}
+
+/** A handler's result when a plain string is not enough. */
+export interface ToolResult {
+  /** What the model sees. */
+  output: string;
+  /** The call failed; the model sees the output as an error. */
+  isError?: boolean;
+  /** Structured data for the host; the model does not see it. */
+  structured?: unknown;
+  /** `uncertain`: the side effect may or may not have happened (settled like a crash: `unknown`). */
+  effectOutcome?: "confirmed" | "uncertain";
+}
+
+/** A tool as the engine registers it. Build one with {@link defineTool}. */
+export interface ToolDefinition<I = unknown> {
+  /** The name the model calls. */
+  readonly name: string;
+  /** What the tool does, for the model. */
+  readonly description: string;
+  /** What the tool may change. */
+  readonly effect: ToolEffect;
+  /** The zod schema of the input. */
+  readonly input: z.ZodType<I>;
+  /** JSON Schema of the input, derived from the zod schema. */
+  readonly inputJsonSchema: Record<string, unknown>;
+  /** Decides whether a validated call runs. */
+  permissionFor(input: I): PermissionDecision;
+  /** Runs the call. */
+  execute(input: I, context: ToolContext): Promise<unknown> | unknown;
+}
+
+/** The specification {@link defineTool} takes. */
+export interface ToolSpec<S extends z.ZodType> {
+  /** The name the model calls: letters, digits, `_` and `-`, at most 64. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** The zod schema of the input object. */
+  input: S;
+  /** Default `none`. */
+  effect?: ToolEffect;
+  /** Default `allow`. */
+  permission?: PermissionDecision | ((input: z.infer<S>) => PermissionDecision);
+  /** The handler; a thrown error becomes an `error` result the model sees. */
+  execute(
+    input: z.infer<S>,
+    context: ToolContext,
+  ): Promise<string | ToolResult> | string | ToolResult;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const EFFECTS: readonly ToolEffect[] = ["none", "read", "write", "network", "shell"];
+
+/**
+ * Defines a tool. The JSON Schema the model sees is generated from the zod schema.
+ *
+ * @param spec name, description, zod input schema, effect, permission and handler
+ * @returns the tool definition
+ * @throws {FloretError} `invalid_input` for a bad name, effect or schema
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "@floret/engine";
+ * const add = defineTool({
+ *   name: "add",
+ *   description: "Add two numbers",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => String(a + b),
+ * });
+ * ```
+ */
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefinition<z.infer<S>> {
+  if (typeof spec.name !== "string" || !TOOL_NAME.test(spec.name)) {
+    throw new FloretError("invalid_input", `Invalid tool name: ${String(spec.name)}`);
+  }
+  const effect = spec.effect ?? "none";
+  if (!EFFECTS.includes(effect)) throw new FloretError("invalid_input", `Invalid tool effect: ${effect}`);
+  if (typeof spec.execute !== "function") {
+    throw new FloretError("invalid_input", `Tool ${spec.name} has no execute function`);
+  }
+  let inputJsonSchema: Record<string, unknown>;
+  try {
+    inputJsonSchema = z.toJSONSchema(spec.input, { io: "input" }) as Record<string, unknown>;
+  } catch (cause) {
+    throw new FloretError("invalid_input", `Tool ${spec.name} input schema has no JSON Schema form`, { cause });
+  }
+  delete inputJsonSchema.$schema;
+  const permission = spec.permission ?? "allow";
+  return {
+    name: spec.name,
+    description: spec.description,
+    effect,
+    input: spec.input as z.ZodType<z.infer<S>>,
+    inputJsonSchema,
+    permissionFor: typeof permission === "function" ? permission : () => permission,
+    execute: spec.execute,
+  };
+}
+
+/** Whether calls to a tool of this effect need a dispatch marker before they run. */
+export function needsDispatchMarker(effect: ToolEffect): boolean {
+  return effect === "write" || effect === "network" || effect === "shell";
+}
