@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Gateway, ProviderEvent, ProviderRequest } from "../src/provider/gateway.ts";
 import { ProviderError } from "../src/provider/provider_error.ts";
+import { checkEventSequence } from "./gateway_event_rules.ts";
 
 /**
  * What the suite asks a gateway to do in one case:
@@ -91,7 +92,7 @@ export function gatewayConformance(
         const events = await collect(
           gateway.stream(requestFor("text"), { signal: new AbortController().signal }),
         );
-        checkSequence(events);
+        checkEventSequence(events);
         assert.ok(
           events.some((event) => event.type === "text" && event.delta !== ""),
           "no text event",
@@ -115,7 +116,7 @@ export function gatewayConformance(
       const events = await collect(
         gateway.stream(requestFor("tool_calls"), { signal: new AbortController().signal }),
       );
-      checkSequence(events);
+      checkEventSequence(events);
       const starts = events.filter((event) => event.type === "tool-call-start");
       assert.ok(starts.length > 0, "no tool call");
       for (const start of starts) {
@@ -185,56 +186,6 @@ export function gatewayConformance(
       assert.ok(outcome.error === reason || outcome.error instanceof ProviderError);
     });
   });
-}
-
-/** Structural rules every successful stream obeys. */
-function checkSequence(events: ProviderEvent[]): void {
-  const open = new Set<string>();
-  const seen = new Set<string>();
-  const finishes = events.filter((event) => event.type === "finish");
-  assert.equal(finishes.length, 1, "a successful stream has exactly one finish");
-  assert.equal(events.at(-1)?.type, "finish", "finish is the last event");
-  for (const event of events) {
-    switch (event.type) {
-      case "text":
-      case "reasoning":
-        assert.equal(typeof event.delta, "string");
-        break;
-      case "tool-call-start":
-        assert.ok(
-          event.callId !== "" && !seen.has(event.callId),
-          `call id reused or empty: ${event.callId}`,
-        );
-        assert.ok(event.name !== "", "tool call without a name");
-        seen.add(event.callId);
-        open.add(event.callId);
-        break;
-      case "tool-call-delta":
-        assert.ok(open.has(event.callId), `delta outside its call: ${event.callId}`);
-        break;
-      case "tool-call-end":
-        assert.ok(open.delete(event.callId), `end without an open call: ${event.callId}`);
-        break;
-      case "usage":
-        assert.equal(typeof event.usage, "object");
-        break;
-      case "finish":
-        assert.equal(open.size, 0, "finish while tool calls are open");
-        assert.ok(["stop", "tool_calls", "length", "content_filter"].includes(event.reason));
-        if (event.state !== undefined) {
-          assert.deepEqual(
-            JSON.parse(JSON.stringify(event.state)),
-            event.state,
-            "finish.state is not JSON",
-          );
-        }
-        break;
-      default: {
-        const unknown: never = event;
-        assert.fail(`unknown event: ${JSON.stringify(unknown)}`);
-      }
-    }
-  }
 }
 
 async function collect(stream: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
