@@ -168,6 +168,47 @@ describe("provider errors from recordings", { skip: fixturesMissing }, () => {
   });
 });
 
+describe("in-stream errors (synthetic frames: no recording of these exists)", {
+  skip: fixturesMissing,
+}, () => {
+  test("Anthropic event: error overloaded mid-stream is retryable", async () => {
+    const recording = loadRecording("anthropic-stream-parallel-tool-use.sse");
+    const text = new TextDecoder().decode(recording.body);
+    const cut = text.indexOf("event: content_block_stop");
+    const frame =
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    const result = await runGateway(
+      gatewayFor("anthropic", replayFetch(variant(recording, [], text.slice(0, cut) + frame))),
+    );
+    assert.ok(result.error instanceof ProviderError);
+    assert.equal(result.error.status, undefined);
+    assert.equal(result.error.retry, "retryable");
+    assert.equal(result.error.kind, "overloaded");
+    assert.ok(result.events.some((event) => event.type === "text"));
+  });
+
+  test("Responses response.failed with a server error is retryable; an invalid prompt is not", async () => {
+    const recording = loadRecording("openai-responses-stream-text.sse");
+    const text = new TextDecoder().decode(recording.body);
+    const cut = text.indexOf("event: response.completed");
+    for (
+      const [code, retry] of [["server_error", "retryable"], ["invalid_prompt", "never"]] as const
+    ) {
+      const failed = {
+        type: "response.failed",
+        response: { status: "failed", error: { code, message: "Boom" } },
+      };
+      const frame = `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+      const result = await runGateway(
+        gatewayFor("responses", replayFetch(variant(recording, [], text.slice(0, cut) + frame))),
+      );
+      assert.ok(result.error instanceof ProviderError);
+      assert.equal(result.error.retry, retry);
+      assert.equal(result.error.providerCode, code);
+    }
+  });
+});
+
 describe("transport failures", () => {
   const kinds: Kind[] = ["chat", "responses", "anthropic"];
   for (const kind of kinds) {
