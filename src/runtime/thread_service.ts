@@ -87,13 +87,10 @@ export interface ThreadService {
  * @param staticAgent the agent when the host passed `{ agent }` (for context figures)
  */
 export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): ThreadService {
-  const guarded = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
-    try {
-      ctx.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return fn(...args);
+  // Every failure, validation included, arrives as a rejected promise.
+  const guarded = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    ctx.assertOpen();
+    return await fn(...args);
   };
   const windowOf = (): number =>
     staticAgent?.context.windowTokens ?? staticAgent?.gateway.info.capabilities.contextWindowTokens ?? 0;
