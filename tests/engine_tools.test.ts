@@ -16,23 +16,30 @@ describe("tool calls", () => {
       description: "Remove a file",
       effect: "write",
       input: z.object({ path: z.string() }),
-      permission: (input) => (input.path.startsWith("/etc") ? "deny" : "allow"),
+      permission: (input) => (input.path.startsWith("/etc") ? "deny" : input.path.startsWith("/home") ? "ask" : "allow"),
       execute: () => {
         ran.count++;
         return "removed";
       },
     });
     const e = await engine([
-      { toolCalls: [{ name: "rm", arguments: { path: "/etc/passwd" } }, { name: "rm", arguments: { path: "/tmp/x" } }] },
+      {
+        toolCalls: [
+          { name: "rm", arguments: { path: "/etc/passwd" } },
+          { name: "rm", arguments: { path: "/tmp/x" } },
+          { name: "rm", arguments: { path: "/home/me" } },
+        ],
+      },
       { text: "done" },
     ], { tools: [rm] });
     const view = await sendAndWait(e, "clean up");
-    assert.deepEqual(tools(view).map((t) => t.status), ["denied", "completed"]);
-    assert.equal(ran.count, 1);
+    assert.deepEqual(tools(view).map((t) => t.status), ["denied", "completed", "denied"]);
+    assert.equal(ran.count, 1, "neither the denied call nor the one needing approval ran");
     const results = toolMessages(e.gateway.requests[1].messages);
     assert.equal(results[0].isError, true);
     assert.match(results[0].output, /denied/);
     assert.equal(results[1].output, "removed");
+    assert.match(results[2].output, /needs the user's approval/);
     assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
     await e.host.shutdown();
   });

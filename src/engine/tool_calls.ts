@@ -71,7 +71,11 @@ export function planCalls(
       record.repeated = true;
       return { record, tool, input: parsed.data };
     }
-    record.decision = tool.permissionFor(parsed.data) === "deny" ? "deny" : "allow";
+    const permission = tool.permissionFor(parsed.data);
+    // Approvals (`ask`) arrive with interactions; until then a call that needs
+    // one is refused, never run unapproved.
+    record.decision = permission === "allow" ? "allow" : "deny";
+    if (permission === "ask") record.needsApproval = true;
     return { record, tool, input: parsed.data };
   });
   return { planned, repetitionExceeded };

@@ -50,7 +50,10 @@ export async function runBatch(
       };
     }
     if (record.decision === "deny") {
-      return { ...base, status: "denied", output: `The call to ${record.name} was denied by policy.` };
+      const why = record.needsApproval
+        ? "it needs the user's approval, which this host cannot ask for yet"
+        : "it was denied by policy";
+      return { ...base, status: "denied", output: `The call to ${record.name} was not run: ${why}.` };
     }
     const outcome = await execute(call, { ...context, callId: record.callId });
     if (outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 && byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES) {

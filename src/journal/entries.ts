@@ -30,6 +30,8 @@ export interface CallRecord {
   invalid?: string;
   /** Permission decision for valid calls. */
   decision?: "allow" | "deny";
+  /** The tool asked for approval, which this release cannot request: the call was refused. */
+  needsApproval?: boolean;
   /** Blocked by the repetition guard; the model gets feedback instead. */
   repeated?: boolean;
 }
