@@ -34,9 +34,10 @@ function run(cmd, args, env = {}) {
 // node:  "# pass 12\n# fail 0"
 const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 const counters = {
+  // Deno counts each file's top-level describe as a test and the cases as steps.
   deno: (o) => {
-    const m = [...plain(o).matchAll(/(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/g)].at(-1);
-    return m ? { passed: +m[1], failed: +m[2] } : null;
+    const m = [...plain(o).matchAll(/(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g)].at(-1);
+    return m ? { passed: +(m[2] ?? m[1]), failed: +(m[4] ?? m[3]) } : null;
   },
   bun: (o) => {
     const p = [...plain(o).matchAll(/^\s*(\d+) pass$/gm)].at(-1);
