@@ -47,7 +47,11 @@ export type {
 } from "./src/spi/kv_store.ts";
 export { memoryStore } from "./adapters/storage/memory.ts";
 export { ProviderError } from "./src/provider/provider_error.ts";
-export type { ProviderErrorInit, ProviderErrorKind, RetryAdvice } from "./src/provider/provider_error.ts";
+export type {
+  ProviderErrorInit,
+  ProviderErrorKind,
+  RetryAdvice,
+} from "./src/provider/provider_error.ts";
 export type {
   Capabilities,
   FinishReason,

@@ -20,10 +20,19 @@ function listFiles(dir, predicate) {
 
 function run(cmd, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, args, {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
-    child.stdout.on("data", (d) => { output += d; process.stdout.write(d); });
-    child.stderr.on("data", (d) => { output += d; process.stderr.write(d); });
+    child.stdout.on("data", (d) => {
+      output += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+      process.stderr.write(d);
+    });
     child.on("close", (code) => resolve({ code: code ?? 1, output }));
     child.on("error", (error) => resolve({ code: 1, output: String(error) }));
   });
@@ -32,11 +41,16 @@ function run(cmd, args, env = {}) {
 // deno:  "ok | 12 passed (3 steps) | 0 failed | 1 ignored"
 // bun:   " 12 pass\n 0 fail"
 // node:  "# pass 12\n# fail 0"
+// deno-lint-ignore no-control-regex
 const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 const counters = {
   // Deno counts each file's top-level describe as a test and the cases as steps.
   deno: (o) => {
-    const m = [...plain(o).matchAll(/(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g)].at(-1);
+    const m = [
+      ...plain(o).matchAll(
+        /(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g,
+      ),
+    ].at(-1);
     return m ? { passed: +(m[2] ?? m[1]), failed: +(m[4] ?? m[3]) } : null;
   },
   bun: (o) => {
@@ -68,7 +82,9 @@ function checkNeutralCore() {
   const offenders = [];
   for (const file of listFiles("src", (p) => p.endsWith(".ts") && !p.endsWith("_runtime.ts"))) {
     readFileSync(file, "utf8").split("\n").forEach((line, i) => {
-      if (/from\s+["'](node:|npm:|jsr:)|import\(\s*["']node:|\bDeno\.|\bBun\.|\bprocess\./.test(line)) {
+      if (
+        /from\s+["'](node:|npm:|jsr:)|import\(\s*["']node:|\bDeno\.|\bBun\.|\bprocess\./.test(line)
+      ) {
         offenders.push(`${file}:${i + 1}: ${line.trim()}`);
       }
     });
@@ -82,7 +98,10 @@ await step("exports", "node", ["scripts/sync_exports.mjs", "--check"]);
 if (!only || only.includes("neutral-core")) {
   const offenders = checkNeutralCore();
   console.log("\n=== neutral-core: src/ uses no node:*, Deno.*, Bun.* or process.*");
-  if (offenders.length) { console.error(offenders.join("\n")); failed = true; }
+  if (offenders.length) {
+    console.error(offenders.join("\n"));
+    failed = true;
+  }
   results.push({ name: "neutral-core", code: offenders.length ? 1 : 0 });
 }
 await step("tsc", bin("tsc"), ["-p", "tsconfig.json"]);
@@ -92,7 +111,13 @@ await step("fmt", bin("deno"), ["fmt", "--check"]);
 await step("publish", bin("deno"), ["publish", "--dry-run", "--allow-dirty"]);
 await step("deno", bin("deno"), ["test", "-A", ...testFiles]);
 await step("bun", bin("bun"), ["test", ...testFiles.map((f) => "./" + f)]);
-await step("node", process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", ...testFiles]);
+await step("node", process.execPath, [
+  "--import",
+  "tsx",
+  "--test",
+  "--test-concurrency=1",
+  ...testFiles,
+]);
 
 console.log("\n=== summary");
 let passed = 0, failedTests = 0;

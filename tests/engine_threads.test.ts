@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { FloretError, memoryStore } from "@floret/engine";
 import { engine, lastTurn, sendAndWait, until } from "./support/engine.ts";
 
-const isCode = (code: string) => (error: unknown) => error instanceof FloretError && error.code === code;
+const isCode = (code: string) => (error: unknown) =>
+  error instanceof FloretError && error.code === code;
 
 describe("fork", () => {
   test("a fork reads the source up to the chosen item; a completed turn stays completed", async () => {
@@ -16,20 +17,39 @@ describe("fork", () => {
     await sendAndWait(e, "first");
     const source = await sendAndWait(e, "second");
     const firstAnswer = source.items.find((i) => i.text === "three")!;
-    const forked = await e.threads.fork({ threadId: e.threadId, requestKey: "f1", atItemId: firstAnswer.id });
+    const forked = await e.threads.fork({
+      threadId: e.threadId,
+      requestKey: "f1",
+      atItemId: firstAnswer.id,
+    });
     assert.notEqual(forked.threadId, e.threadId);
     assert.deepEqual(forked.view.items.map((i) => i.kind), ["user", "tool", "assistant"]);
     assert.deepEqual(forked.view.items.map((i) => i.id), source.items.slice(0, 3).map((i) => i.id));
     assert.deepEqual(forked.view.turns.map((t) => t.outcome), ["completed"]);
     assert.deepEqual(forked.view.forkedFrom, { threadId: e.threadId, itemId: firstAnswer.id });
     // The fork continues on its own; the source is untouched.
-    await e.threads.send({ threadId: forked.threadId, requestKey: "fs", input: { text: "in fork" } });
+    await e.threads.send({
+      threadId: forked.threadId,
+      requestKey: "fs",
+      input: { text: "in fork" },
+    });
     const fork = await e.threads.waitForIdle(forked.threadId, { timeoutMs: 5000 });
     assert.equal(fork.items.at(-1)?.text, "fork answer");
-    assert.deepEqual(e.gateway.requests[3].messages.map((m) => m.role), ["system", "user", "assistant", "tool", "assistant", "user"]);
+    assert.deepEqual(e.gateway.requests[3].messages.map((m) => m.role), [
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+    ]);
     assert.equal((await e.threads.view(e.threadId)).items.length, source.items.length);
     // Replay returns the same fork.
-    const again = await e.threads.fork({ threadId: e.threadId, requestKey: "f1", atItemId: firstAnswer.id });
+    const again = await e.threads.fork({
+      threadId: e.threadId,
+      requestKey: "f1",
+      atItemId: firstAnswer.id,
+    });
     assert.equal(again.threadId, forked.threadId);
     await e.host.shutdown();
   });
@@ -42,7 +62,11 @@ describe("fork", () => {
     ]);
     const view = await sendAndWait(e, "first");
     const toolItem = view.items.find((i) => i.kind === "tool")!;
-    const cut = await e.threads.fork({ threadId: e.threadId, requestKey: "f1", atItemId: toolItem.id });
+    const cut = await e.threads.fork({
+      threadId: e.threadId,
+      requestKey: "f1",
+      atItemId: toolItem.id,
+    });
     assert.deepEqual(lastTurn(cut.view), { outcome: "interrupted", code: "interrupted" });
     assert.equal(cut.view.items.length, 2);
     const whole = await e.threads.fork({ threadId: e.threadId, requestKey: "f2" });
@@ -54,7 +78,10 @@ describe("fork", () => {
     await e.threads.send({ threadId: nested.threadId, requestKey: "s", input: { text: "more" } });
     const after = await e.threads.waitForIdle(nested.threadId, { timeoutMs: 5000 });
     assert.equal(after.items.at(-1)?.text, "from the fork of the fork");
-    await assert.rejects(e.threads.fork({ threadId: nested.threadId, requestKey: "f4", atItemId: "nope" }), isCode("invalid_input"));
+    await assert.rejects(
+      e.threads.fork({ threadId: nested.threadId, requestKey: "f4", atItemId: "nope" }),
+      isCode("invalid_input"),
+    );
     await e.host.shutdown();
   });
 
@@ -79,7 +106,10 @@ describe("delete, title, list and history", () => {
     await e.threads.delete({ threadId: e.threadId, requestKey: "del" });
     await e.threads.delete({ threadId: e.threadId, requestKey: "del" });
     await assert.rejects(e.threads.view(e.threadId), isCode("thread_not_found"));
-    await assert.rejects(e.threads.delete({ threadId: e.threadId, requestKey: "del2" }), isCode("thread_not_found"));
+    await assert.rejects(
+      e.threads.delete({ threadId: e.threadId, requestKey: "del2" }),
+      isCode("thread_not_found"),
+    );
     assert.deepEqual((await e.threads.list()).threads, []);
     await e.host.shutdown();
   });
@@ -92,7 +122,11 @@ describe("delete, title, list and history", () => {
       ids.push((await e.threads.create({ requestKey: `c${i}`, title: `t${i}` })).threadId);
     }
     await new Promise((resolve) => setTimeout(resolve, 2));
-    const titled = await e.threads.setTitle({ threadId: ids[0], requestKey: "title", title: "Renamed" });
+    const titled = await e.threads.setTitle({
+      threadId: ids[0],
+      requestKey: "title",
+      title: "Renamed",
+    });
     assert.equal(titled.view.title, "Renamed");
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -131,7 +165,10 @@ describe("host", () => {
   test("threads() returns one service per host; other options are invalid_input; shutdown closes everything", async () => {
     const store = memoryStore();
     const e = await engine([{ hang: true }], { store });
-    await assert.rejects(async () => e.host.threads({ agentFactory: () => Promise.reject(new Error("x")) }), isCode("invalid_input"));
+    assert.throws(
+      () => e.host.threads({ agentFactory: () => Promise.reject(new Error("x")) }),
+      isCode("invalid_input"),
+    );
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
     await until(e, (view) => view.status === "running");
     await e.host.shutdown();
@@ -163,12 +200,19 @@ describe("host", () => {
         failCommits ? Promise.reject(new Error("disk on fire")) : inner.commit(op),
     };
     const host = await openHost({ store: flaky });
-    const threads = host.threads({ agent: defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([{ text: "ok" }]) }) });
+    const threads = host.threads({
+      agent: defineAgent({
+        id: "a",
+        systemPrompt: "s",
+        gateway: scriptedGateway([{ text: "ok" }]),
+      }),
+    });
     const { threadId } = await threads.create({ requestKey: "c" });
     failCommits = true;
     await assert.rejects(
       threads.send({ threadId, requestKey: "s", input: { text: "hi" } }),
-      (error: unknown) => isCode("storage_failure")(error) && (error as Error).cause instanceof Error,
+      (error: unknown) =>
+        isCode("storage_failure")(error) && (error as Error).cause instanceof Error,
     );
     failCommits = false;
     const view = await threads.view(threadId);
@@ -201,7 +245,11 @@ describe("host", () => {
     await threads.retry({ threadId: e.threadId, requestKey: "r" });
     const done = await threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
     assert.deepEqual(done.turns.map((t) => t.outcome), ["interrupted", "completed", "failed"]);
-    assert.deepEqual(done.items.map((i) => i.text), ["go", "after restart", "queued"], "the retry completed, then the queue moved on");
+    assert.deepEqual(
+      done.items.map((i) => i.text),
+      ["go", "after restart", "queued"],
+      "the retry completed, then the queue moved on",
+    );
     await host.shutdown();
   });
 

@@ -98,11 +98,16 @@ export function defineAgent(config: AgentConfig): Agent {
   }
   const maxSteps = config.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
-    throw new FloretError("invalid_input", `Agent maxSteps must be a positive integer: ${maxSteps}`);
+    throw new FloretError(
+      "invalid_input",
+      `Agent maxSteps must be a positive integer: ${maxSteps}`,
+    );
   }
   const tools = new Map<string, ToolDefinition>();
   for (const tool of config.tools ?? []) {
-    if (tools.has(tool.name)) throw new FloretError("invalid_input", `Duplicate tool name: ${tool.name}`);
+    if (tools.has(tool.name)) {
+      throw new FloretError("invalid_input", `Duplicate tool name: ${tool.name}`);
+    }
     tools.set(tool.name, tool);
   }
   return {

@@ -60,7 +60,10 @@ export function resolveRetryPolicy(
     timeouts?.attemptMs ?? 0,
   ];
   if (numbers.some((n) => typeof n !== "number" || !Number.isFinite(n) || n < 0)) {
-    throw new FloretError("invalid_input", "Retry policy and timeouts need finite, non-negative numbers");
+    throw new FloretError(
+      "invalid_input",
+      "Retry policy and timeouts need finite, non-negative numbers",
+    );
   }
   return {
     delaysMs: [...delays],

@@ -66,7 +66,11 @@ export async function callProvider(
   }
 }
 
-function nextDelay(policy: ResolvedRetryPolicy, failure: ProviderError, extra: number): number | undefined {
+function nextDelay(
+  policy: ResolvedRetryPolicy,
+  failure: ProviderError,
+  extra: number,
+): number | undefined {
   const base = policy.delaysMs[extra - 1];
   if (base === undefined) return undefined;
   const jittered = Math.round(base * (0.8 + Math.random() * 0.4));
@@ -129,7 +133,9 @@ async function runAttempt(
           break;
         }
         case "tool-call-end":
-          if (!calls.has(event.callId)) throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
+          if (!calls.has(event.callId)) {
+            throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
+          }
           break;
         case "usage":
           output.usage = { ...output.usage, ...event.usage };
@@ -160,16 +166,22 @@ async function runAttempt(
 }
 
 function streamBroken(detail: string): ProviderError {
-  return new ProviderError(`Provider stream interrupted: ${detail}`, { retry: "retryable", kind: "stream_interrupted" });
+  return new ProviderError(`Provider stream interrupted: ${detail}`, {
+    retry: "retryable",
+    kind: "stream_interrupted",
+  });
 }
 
 function asProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
-  return new ProviderError(`Gateway failed: ${error instanceof Error ? error.message : String(error)}`, {
-    retry: "never",
-    kind: "unknown",
-    cause: error,
-  });
+  return new ProviderError(
+    `Gateway failed: ${error instanceof Error ? error.message : String(error)}`,
+    {
+      retry: "never",
+      kind: "unknown",
+      cause: error,
+    },
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

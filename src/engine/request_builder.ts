@@ -28,7 +28,11 @@ function partsOf(agent: Agent): AgentParts {
       description: tool.description,
       inputSchema: tool.inputJsonSchema,
     }));
-    parts = { system: toHistory({ role: "system", text: agent.systemPrompt }), tools, toolsJson: canonicalJson(tools) };
+    parts = {
+      system: toHistory({ role: "system", text: agent.systemPrompt }),
+      tools,
+      toolsJson: canonicalJson(tools),
+    };
     rendered.set(agent, parts);
   }
   return parts;
@@ -43,7 +47,11 @@ function partsOf(agent: Agent): AgentParts {
  * @param turnId the running turn (its supplemental context is included)
  * @returns the frozen request
  */
-export async function buildRequest(agent: Agent, history: HistoryModel, turnId: string): Promise<ProviderRequest> {
+export async function buildRequest(
+  agent: Agent,
+  history: HistoryModel,
+  turnId: string,
+): Promise<ProviderRequest> {
   const parts = partsOf(agent);
   const projected = history.messages(turnId, agent.gateway.info.stateKey);
   const messages = new Array(projected.length + 1);
@@ -59,7 +67,11 @@ export async function buildRequest(agent: Agent, history: HistoryModel, turnId: 
     json += "," + projected[i].json;
   }
   json += `],"tools":${parts.toolsJson}}`;
-  const request: ProviderRequest = { messages, tools: parts.tools, fingerprint: await sha256Hex(json) };
+  const request: ProviderRequest = {
+    messages,
+    tools: parts.tools,
+    fingerprint: await sha256Hex(json),
+  };
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
   return Object.freeze(request);
 }

@@ -83,12 +83,21 @@ export async function runTurn(
         onDelta: (kind, delta) => host.liveDelta(stepNo, kind, delta),
         onAttempt: (attempt) => {
           if (attempt > 1) host.progress("model", stepNo, attempt);
-          host.observe("provider.attempt", { step: stepNo, attempt, fingerprint: request.fingerprint });
+          host.observe("provider.attempt", {
+            step: stepNo,
+            attempt,
+            fingerprint: request.fingerprint,
+          });
         },
         onRetry: (attempt, delayMs, error) => {
           host.dropLive(stepNo);
           host.progress("retry_wait", stepNo, attempt);
-          host.observe("provider.retry", { step: stepNo, attempt, delayMs, ...describeProviderError(error) });
+          host.observe("provider.retry", {
+            step: stepNo,
+            attempt,
+            delayMs,
+            ...describeProviderError(error),
+          });
         },
       });
     } catch (error) {
@@ -133,19 +142,34 @@ export async function runTurn(
     const runnable = planned.filter((call) =>
       !call.record.invalid && !call.record.repeated && call.record.decision === "allow"
     );
-    const dispatched = runnable.filter((call) => needsDispatchMarker(call.tool!.effect)).map((call) => call.record.callId);
+    const dispatched = runnable.filter((call) => needsDispatchMarker(call.tool!.effect)).map((
+      call,
+    ) => call.record.callId);
     if (dispatched.length > 0) entry.dispatched = dispatched;
     if (!await host.commitStep(entry)) return;
 
     host.progress("tools", stepNo);
     for (const call of runnable) {
-      host.observe("tool.dispatched", { callId: call.record.callId, name: call.record.name, effect: call.tool!.effect });
+      host.observe("tool.dispatched", {
+        callId: call.record.callId,
+        name: call.record.name,
+        effect: call.tool!.effect,
+      });
     }
     const started = Date.now();
-    const batch = runBatch(planned, { ...ids, signal: host.toolSignal }, () => host.newId("artifact"));
+    const batch = runBatch(
+      planned,
+      { ...ids, signal: host.toolSignal },
+      () => host.newId("artifact"),
+    );
     host.batchStarted(batch);
     const { outcomes, artifacts } = await batch;
-    const results: NewResults = { kind: "tool_results", turnId: ids.turnId, runId: ids.runId, results: outcomes };
+    const results: NewResults = {
+      kind: "tool_results",
+      turnId: ids.turnId,
+      runId: ids.runId,
+      results: outcomes,
+    };
     if (!await host.commitResults(results, artifacts)) return;
     for (const outcome of outcomes) {
       host.observe("tool.result", {
@@ -182,7 +206,12 @@ export async function runTurn(
 }
 
 function describeProviderError(error: ProviderError): Record<string, unknown> {
-  return { status: error.status, kind: error.kind, retry: error.retry, message: error.message.slice(0, 500) };
+  return {
+    status: error.status,
+    kind: error.kind,
+    retry: error.retry,
+    message: error.message.slice(0, 500),
+  };
 }
 
 function providerFailure(error: unknown): TurnFailure {
@@ -194,5 +223,8 @@ function providerFailure(error: unknown): TurnFailure {
     if (error.requestId !== undefined) provider.requestId = error.requestId;
     return { code: "provider_error", message: error.message, provider };
   }
-  return { code: "provider_error", message: error instanceof Error ? error.message : String(error) };
+  return {
+    code: "provider_error",
+    message: error instanceof Error ? error.message : String(error),
+  };
 }

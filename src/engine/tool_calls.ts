@@ -50,19 +50,25 @@ export function planCalls(
     const record: CallRecord = { callId: call.callId, name: call.name, arguments: call.arguments };
     const tool = agent.tools.get(call.name);
     if (!tool) {
-      record.invalid = `Unknown tool "${call.name}". Available tools: ${[...agent.tools.keys()].join(", ") || "none"}.`;
+      record.invalid = `Unknown tool "${call.name}". Available tools: ${
+        [...agent.tools.keys()].join(", ") || "none"
+      }.`;
       return { record };
     }
     let raw: unknown;
     try {
       raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
     } catch (error) {
-      record.invalid = `The arguments of ${call.name} are not valid JSON (${(error as Error).message}). Send a JSON object that matches the tool's schema.`;
+      record.invalid = `The arguments of ${call.name} are not valid JSON (${
+        (error as Error).message
+      }). Send a JSON object that matches the tool's schema.`;
       return { record, tool };
     }
     const parsed = tool.input.safeParse(raw);
     if (!parsed.success) {
-      record.invalid = `The arguments of ${call.name} do not match its schema:\n${z.prettifyError(parsed.error)}`;
+      record.invalid = `The arguments of ${call.name} do not match its schema:\n${
+        z.prettifyError(parsed.error)
+      }`;
       return { record, tool };
     }
     const seen = guard.observe(call.name, parsed.data);

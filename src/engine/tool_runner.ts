@@ -53,10 +53,17 @@ export async function runBatch(
       const why = record.needsApproval
         ? "it needs the user's approval, which this host cannot ask for yet"
         : "it was denied by policy";
-      return { ...base, status: "denied", output: `The call to ${record.name} was not run: ${why}.` };
+      return {
+        ...base,
+        status: "denied",
+        output: `The call to ${record.name} was not run: ${why}.`,
+      };
     }
     const outcome = await execute(call, { ...context, callId: record.callId });
-    if (outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 && byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES) {
+    if (
+      outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 &&
+      byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES
+    ) {
       const artifact = { id: newArtifactId(), callId: record.callId, text: outcome.output };
       artifacts.push(artifact);
       return { ...outcome, output: bound(outcome.output, artifact.id), artifactId: artifact.id };
@@ -73,7 +80,11 @@ async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOut
     if (isToolResult(value)) {
       const outcome: ToolOutcome = {
         ...base,
-        status: value.effectOutcome === "uncertain" ? "unknown" : value.isError ? "error" : "completed",
+        status: value.effectOutcome === "uncertain"
+          ? "unknown"
+          : value.isError
+          ? "error"
+          : "completed",
         output: value.output,
       };
       if (value.structured !== undefined) outcome.structured = value.structured;
@@ -92,7 +103,8 @@ function isToolResult(value: unknown): value is {
   structured?: unknown;
   effectOutcome?: string;
 } {
-  return typeof value === "object" && value !== null && typeof (value as { output?: unknown }).output === "string";
+  return typeof value === "object" && value !== null &&
+    typeof (value as { output?: unknown }).output === "string";
 }
 
 function stringify(value: unknown): string {

@@ -15,7 +15,9 @@ const encoder = new TextEncoder();
  */
 export async function sha256Hex(text: string | Uint8Array): Promise<string> {
   const bytes = typeof text === "string" ? encoder.encode(text) : text;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+  );
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
   return hex;

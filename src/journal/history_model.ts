@@ -74,7 +74,11 @@ export class HistoryModel {
       }
       for (const segment of exchange.segments) {
         for (const message of segment.messages) {
-          out.push(message.stateKey === undefined || message.stateKey === stateKey ? message : withoutState(message));
+          out.push(
+            message.stateKey === undefined || message.stateKey === stateKey
+              ? message
+              : withoutState(message),
+          );
         }
       }
     }
@@ -82,7 +86,9 @@ export class HistoryModel {
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
-    if (entry.supplementalContext?.length) this.#supplemental.set(entry.turnId, entry.supplementalContext);
+    if (entry.supplementalContext?.length) {
+      this.#supplemental.set(entry.turnId, entry.supplementalContext);
+    }
     if (entry.input) {
       const user: ProviderMessage = entry.input.attachments?.length
         ? { role: "user", text: entry.input.text, attachments: entry.input.attachments }
@@ -100,7 +106,11 @@ export class HistoryModel {
     const message: ProviderMessage & { state?: unknown } = { role: "assistant", text: entry.text };
     if (entry.reasoning) message.reasoning = entry.reasoning;
     if (entry.calls.length > 0) {
-      message.toolCalls = entry.calls.map((call) => ({ callId: call.callId, name: call.name, arguments: call.arguments }));
+      message.toolCalls = entry.calls.map((call) => ({
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+      }));
     }
     if (entry.state !== undefined) message.state = entry.state;
     this.#push(entry.turnId, message, entry.state === undefined ? undefined : entry.stateKey);

@@ -8,7 +8,7 @@
 import { FloretError } from "../errors.ts";
 import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
 import { decodeValue, encodeValue } from "./codec.ts";
-import { ENTRY_KINDS, type Entry } from "./entries.ts";
+import { type Entry, ENTRY_KINDS } from "./entries.ts";
 import { keys, STORE_SCHEMA_VERSION } from "./keys.ts";
 import type { ThreadRecord } from "./thread_record.ts";
 
@@ -85,7 +85,9 @@ export class Journal {
   /** Reads a thread record. */
   async thread(threadId: string): Promise<VersionedRecord | null> {
     const [entry] = await guard(() => this.#store.getMany([keys.thread(threadId)]));
-    return entry ? { record: decodeValue<ThreadRecord>(entry.value), version: entry.version } : null;
+    return entry
+      ? { record: decodeValue<ThreadRecord>(entry.value), version: entry.version }
+      : null;
   }
 
   /** Reads several thread records at once (`null` for missing ones). */
@@ -102,7 +104,7 @@ export class Journal {
   }
 
   /** Reads every entry on a thread's path: its fork sources' entries first, then its own. */
-  async readPath(record: ThreadRecord): Promise<Entry[]> {
+  readPath(record: ThreadRecord): Promise<Entry[]> {
     return this.#entriesUpTo(record, record.seq);
   }
 
@@ -169,7 +171,10 @@ export class Journal {
     if (expected?.record.updatedAt !== record.updatedAt) {
       if (expected) op.delete.push(keys.updated(Date.parse(expected.record.updatedAt), record.id));
       if (!record.deleted) {
-        op.set.push({ key: keys.updated(Date.parse(record.updatedAt), record.id), value: new Uint8Array() });
+        op.set.push({
+          key: keys.updated(Date.parse(record.updatedAt), record.id),
+          value: new Uint8Array(),
+        });
       }
     }
     if (record.active && !expected?.record.active) {
@@ -185,7 +190,9 @@ export class Journal {
       op.checks.push({ key, version: null });
       op.set.push({ key, value: encodeValue(change.request.value) });
     }
-    for (const extra of change.set ?? []) op.set.push({ key: extra.key, value: encodeValue(extra.value) });
+    for (const extra of change.set ?? []) {
+      op.set.push({ key: extra.key, value: encodeValue(extra.value) });
+    }
     op.delete.push(...(change.delete ?? []));
     op.checks.push(...(change.checks ?? []));
     const result = await guard(() => this.#store.commit(op));

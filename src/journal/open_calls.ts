@@ -67,7 +67,9 @@ export class OpenCalls {
  *
  * @returns the results (in call order) and whether any is `unknown`
  */
-export function settleOpenCalls(open: readonly OpenCall[]): { results: ToolOutcome[]; unknown: boolean } {
+export function settleOpenCalls(
+  open: readonly OpenCall[],
+): { results: ToolOutcome[]; unknown: boolean } {
   let unknown = false;
   const results = open.map((call): ToolOutcome => {
     if (call.dispatched) {
@@ -76,11 +78,17 @@ export function settleOpenCalls(open: readonly OpenCall[]): { results: ToolOutco
         callId: call.callId,
         name: call.name,
         status: "unknown",
-        output: "The outcome of this call is unknown: it was started but its result was never recorded. " +
+        output:
+          "The outcome of this call is unknown: it was started but its result was never recorded. " +
           "Its side effect may or may not have happened.",
       };
     }
-    return { callId: call.callId, name: call.name, status: "cancelled", output: "The call was cancelled before it ran." };
+    return {
+      callId: call.callId,
+      name: call.name,
+      status: "cancelled",
+      output: "The call was cancelled before it ran.",
+    };
   });
   return { results, unknown };
 }

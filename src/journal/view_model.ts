@@ -7,7 +7,13 @@
  */
 import type { Usage } from "../provider/gateway.ts";
 import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "../runtime/view_types.ts";
-import type { Entry, StepEntry, ToolResultsEntry, TurnEndedEntry, TurnStartedEntry } from "./entries.ts";
+import type {
+  Entry,
+  StepEntry,
+  ToolResultsEntry,
+  TurnEndedEntry,
+  TurnStartedEntry,
+} from "./entries.ts";
 
 /** The item id scheme: derived from the journal, so live and settled items share ids. */
 export const itemIds = {
@@ -57,11 +63,26 @@ export class ViewModel {
   }
 
   /** Grows the live thinking or assistant item of a streaming step. */
-  liveDelta(turnId: string, runId: string, step: number, kind: "thinking" | "assistant", delta: string): void {
+  liveDelta(
+    turnId: string,
+    runId: string,
+    step: number,
+    kind: "thinking" | "assistant",
+    delta: string,
+  ): void {
     const id = kind === "thinking" ? itemIds.thinking(runId, step) : itemIds.assistant(runId, step);
     const index = this.#itemIndex.get(id);
     if (index === undefined) {
-      this.#add({ id, ordinal: 0, kind, turnId, runId, createdAt: new Date().toISOString(), text: delta, live: true });
+      this.#add({
+        id,
+        ordinal: 0,
+        kind,
+        turnId,
+        runId,
+        createdAt: new Date().toISOString(),
+        text: delta,
+        live: true,
+      });
       this.#liveBytes.set(id, utf8Length(delta));
       return;
     }
@@ -110,15 +131,25 @@ export class ViewModel {
     if (entry.input) {
       const id = itemIds.user(entry.turnId);
       this.#itemSeq.set(id, entry.seq);
-      this.#add({ id, ordinal: 0, kind: "user", turnId: entry.turnId, createdAt: entry.at, text: entry.input.text });
+      this.#add({
+        id,
+        ordinal: 0,
+        kind: "user",
+        turnId: entry.turnId,
+        createdAt: entry.at,
+        text: entry.input.text,
+      });
     }
   }
 
   #step(entry: StepEntry): void {
     const { runId, step, turnId } = entry;
-    if (entry.reasoning) this.#settleText(itemIds.thinking(runId, step), "thinking", entry, entry.reasoning);
-    if (entry.text) this.#settleText(itemIds.assistant(runId, step), "assistant", entry, entry.text);
-    else this.dropLive(runId, step);
+    if (entry.reasoning) {
+      this.#settleText(itemIds.thinking(runId, step), "thinking", entry, entry.reasoning);
+    }
+    if (entry.text) {
+      this.#settleText(itemIds.assistant(runId, step), "assistant", entry, entry.text);
+    } else this.dropLive(runId, step);
     for (const call of entry.calls) {
       if (call.invalid) continue; // rejected calls have no item; their feedback is in the journal
       const id = itemIds.tool(runId, step, call.callId);
@@ -142,7 +173,15 @@ export class ViewModel {
   #settleText(id: string, kind: "thinking" | "assistant", entry: StepEntry, text: string): void {
     this.#itemSeq.set(id, entry.seq);
     this.#liveBytes.delete(id);
-    const settled: ThreadItem = { id, ordinal: 0, kind, turnId: entry.turnId, runId: entry.runId, createdAt: entry.at, text };
+    const settled: ThreadItem = {
+      id,
+      ordinal: 0,
+      kind,
+      turnId: entry.turnId,
+      runId: entry.runId,
+      createdAt: entry.at,
+      text,
+    };
     const index = this.#itemIndex.get(id);
     if (index === undefined) return this.#add(settled);
     settled.ordinal = index;
@@ -159,7 +198,12 @@ export class ViewModel {
       const item = this.items[index];
       const updated: ThreadItem = {
         ...item,
-        tool: { ...item.tool!, status: result.status, output: result.output, artifactId: result.artifactId },
+        tool: {
+          ...item.tool!,
+          status: result.status,
+          output: result.output,
+          artifactId: result.artifactId,
+        },
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
       this.#itemSeq.set(updated.id, entry.seq);

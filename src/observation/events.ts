@@ -23,7 +23,9 @@ export interface ObservationEvent {
  * @param onEvent the host's handler
  * @returns a safe emitter
  */
-export function safeObserver(onEvent: ((event: ObservationEvent) => void) | undefined): (event: ObservationEvent) => void {
+export function safeObserver(
+  onEvent: ((event: ObservationEvent) => void) | undefined,
+): (event: ObservationEvent) => void {
   if (!onEvent) return () => {};
   return (event) => {
     try {

@@ -39,12 +39,18 @@ export async function cancel(
     actor.exclusive(async () => {
       ctx.assertOpen();
       actor.assertLive();
-      if (await replayOf(ctx, threadId, requestKey, "cancel", fingerprint)) return { view: actor.snapshot() };
+      if (await replayOf(ctx, threadId, requestKey, "cancel", fingerprint)) {
+        return { view: actor.snapshot() };
+      }
       const run = actor.run;
       const change = planSettlement(actor, "cancelled", run?.partial);
       try {
         if (change) {
-          change.request = { scope: threadId, key: requestKey, value: { op: "cancel", fingerprint, result: {} } };
+          change.request = {
+            scope: threadId,
+            key: requestKey,
+            value: { op: "cancel", fingerprint, result: {} },
+          };
           await actor.commit(change);
         }
       } finally {

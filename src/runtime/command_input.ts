@@ -18,7 +18,10 @@ const threadId = z.string();
 export const imageAttachmentSchema = z.object({
   type: z.literal("image"),
   mediaType: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
-  dataBase64: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, "dataBase64 must be standard base64"),
+  dataBase64: z.string().min(1).regex(
+    /^[A-Za-z0-9+/]+={0,2}$/,
+    "dataBase64 must be standard base64",
+  ),
   name: z.string().max(256).optional(),
 }).strict();
 
@@ -36,7 +39,9 @@ export const commandSchemas = {
     threadId,
     requestKey,
     input: userInput,
-    supplementalContext: z.array(z.object({ title: z.string().max(500), text: z.string().max(200_000) })).max(16)
+    supplementalContext: z.array(
+      z.object({ title: z.string().max(500), text: z.string().max(200_000) }),
+    ).max(16)
       .optional(),
   }),
   respond: z.object({
@@ -65,7 +70,10 @@ export function parseCommand<S extends z.ZodType>(schema: S, input: unknown): z.
   if (parsed.success) return parsed.data;
   // Any thread id that names no thread is thread_not_found, whatever its shape.
   if (parsed.error.issues.every((issue) => issue.path[0] === "threadId")) {
-    throw new FloretError("thread_not_found", `Thread not found: ${String((input as { threadId?: unknown })?.threadId)}`);
+    throw new FloretError(
+      "thread_not_found",
+      `Thread not found: ${String((input as { threadId?: unknown })?.threadId)}`,
+    );
   }
   throw new FloretError("invalid_input", `Invalid input: ${z.prettifyError(parsed.error)}`);
 }

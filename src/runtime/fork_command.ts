@@ -56,10 +56,16 @@ export async function fork(
       expected: null,
       record,
       entries: own,
-      request: { scope: STORE_SCOPE, key: requestKey, value: { op: "fork", fingerprint, result: { threadId: forkId } } },
+      request: {
+        scope: STORE_SCOPE,
+        key: requestKey,
+        value: { op: "fork", fingerprint, result: { threadId: forkId } },
+      },
       set: [{ key: keys.fork(threadId, forkId), value: {} }],
     });
-    if (version !== null) return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
+    if (version !== null) {
+      return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
+    }
   }
 }
 
@@ -72,7 +78,9 @@ function cutSeq(source: ThreadActor, atItemId: string | undefined): number {
     throw new FloretError("invalid_input", `No settled item with id: ${atItemId}`);
   }
   const endSeq = source.view.turnEndSeq(item.turnId);
-  const later = source.view.items.slice(item.ordinal + 1).some((other) => other.turnId === item.turnId);
+  const later = source.view.items.slice(item.ordinal + 1).some((other) =>
+    other.turnId === item.turnId
+  );
   return endSeq !== undefined && !later ? endSeq : seq;
 }
 
@@ -105,7 +113,9 @@ function settleCut(entries: Entry[], at: string, cut: number): {
   const pending: NewEntry[] = [];
   const calls = open.list();
   const { results, unknown } = settleOpenCalls(calls);
-  if (results.length > 0) pending.push({ kind: "tool_results", turnId: active.turnId, runId: calls[0].runId, results });
+  if (results.length > 0) {
+    pending.push({ kind: "tool_results", turnId: active.turnId, runId: calls[0].runId, results });
+  }
   const outcome: TurnOutcome = "interrupted";
   pending.push({
     kind: "turn_ended",

@@ -93,14 +93,22 @@ class EngineHost implements Host {
     if (this.#service) {
       const known = this.#service.source;
       const same = "agent" in known ? known.agent === agent : known.agentFactory === factory;
-      if (!same) throw new FloretError("invalid_input", "This host already has a ThreadService with other options");
+      if (!same) {
+        throw new FloretError(
+          "invalid_input",
+          "This host already has a ThreadService with other options",
+        );
+      }
       return this.#service.service;
     }
     const resolveAgent = async (threadId: string, turnId: string): Promise<Agent> => {
       if (agent) return agent;
       const made = await factory!({ threadId, turnId });
       if (!made || !made.gateway || !(made.tools instanceof Map)) {
-        throw new FloretError("invalid_input", "agentFactory must return an agent made by defineAgent");
+        throw new FloretError(
+          "invalid_input",
+          "agentFactory must return an agent made by defineAgent",
+        );
       }
       return made;
     };
@@ -136,10 +144,13 @@ class EngineHost implements Host {
     }
     const settled = Promise.all(runs.map((run) => run.done));
     if (signal) {
-      await Promise.race([settled, new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      })]);
+      await Promise.race([
+        settled,
+        new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          signal.addEventListener("abort", () => resolve(), { once: true });
+        }),
+      ]);
     } else {
       await settled;
     }

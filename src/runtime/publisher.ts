@@ -59,7 +59,12 @@ export class Publisher {
     this.#pending = [];
     const baseVersion = this.#version++;
     if (this.#subscribers.size === 0) return;
-    const batch: ThreadUpdate = { type: "batch", baseVersion, version: this.#version, ops: coalesce(ops) };
+    const batch: ThreadUpdate = {
+      type: "batch",
+      baseVersion,
+      version: this.#version,
+      ops: coalesce(ops),
+    };
     const size = estimateBytes(ops);
     for (const subscriber of this.#subscribers) this.#deliver(subscriber, batch, size);
   }

@@ -29,7 +29,10 @@ export async function history(
   }
   const start = Math.max(0, end - limit);
   const page = items.slice(start, end);
-  const result: { items: ThreadItem[]; before?: string; hasMore: boolean } = { items: page, hasMore: start > 0 };
+  const result: { items: ThreadItem[]; before?: string; hasMore: boolean } = {
+    items: page,
+    hasMore: start > 0,
+  };
   if (start > 0) result.before = page[0].id;
   return result;
 }
@@ -58,7 +61,12 @@ export async function list(
 }
 
 function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSummary {
-  const summary: ThreadSummary = { threadId: record.id, status, createdAt: record.createdAt, updatedAt: record.updatedAt };
+  const summary: ThreadSummary = {
+    threadId: record.id,
+    status,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
   if (record.title !== undefined) summary.title = record.title;
   if (record.parentThreadId) summary.parentThreadId = record.parentThreadId;
   return summary;
@@ -73,18 +81,35 @@ function decodeCursor(cursor: string): ReturnType<typeof keys.updated> {
 function pageLimit(limit: number | undefined, fallback: number, max: number): number {
   if (limit === undefined) return fallback;
   if (!Number.isInteger(limit) || limit < 1 || limit > max) {
-    throw new FloretError("invalid_input", `Page limit must be an integer from 1 to ${max}: ${limit}`);
+    throw new FloretError(
+      "invalid_input",
+      `Page limit must be an integer from 1 to ${max}: ${limit}`,
+    );
   }
   return limit;
 }
 
 /** Context figures: window, an estimate of the next request, usage the provider confirmed. */
-export async function context(ctx: ServiceContext, threadId: string, windowTokens: number): Promise<{
+export async function context(
+  ctx: ServiceContext,
+  threadId: string,
+  windowTokens: number,
+): Promise<{
   windowTokens: number;
   estimateTokens: number;
   confirmed?: Usage;
-  totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
-  compactions: { operationId: string; status: "compacted" | "noop" | "failed"; tokensBefore?: number; tokensAfter?: number }[];
+  totals: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+  };
+  compactions: {
+    operationId: string;
+    status: "compacted" | "noop" | "failed";
+    tokensBefore?: number;
+    tokensAfter?: number;
+  }[];
 }> {
   const actor = await ctx.actors.get(threadId);
   const messages = actor.history.messages("", "");
@@ -100,7 +125,12 @@ export async function context(ctx: ServiceContext, threadId: string, windowToken
     totals.cacheReadTokens += turn.usage.cacheReadTokens ?? 0;
     totals.cacheWriteTokens += turn.usage.cacheWriteTokens ?? 0;
   }
-  const result: Awaited<ReturnType<typeof context>> = { windowTokens, estimateTokens, totals, compactions: [] };
+  const result: Awaited<ReturnType<typeof context>> = {
+    windowTokens,
+    estimateTokens,
+    totals,
+    compactions: [],
+  };
   if (confirmed) result.confirmed = { ...confirmed };
   return result;
 }
@@ -120,13 +150,20 @@ export async function waitForIdle(
     }
     const remaining = deadline === undefined ? undefined : deadline - Date.now();
     if (remaining !== undefined && remaining <= 0) {
-      throw new FloretError("timeout", `Thread did not become idle in ${options.timeoutMs} ms: ${threadId}`);
+      throw new FloretError(
+        "timeout",
+        `Thread did not become idle in ${options.timeoutMs} ms: ${threadId}`,
+      );
     }
     await waitOnce(actor.nextStatusChange(), remaining, options.signal);
   }
 }
 
-function waitOnce(change: Promise<void>, ms: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+function waitOnce(
+  change: Promise<void>,
+  ms: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = ms === undefined ? undefined : setTimeout(finish, ms);
     const onAbort = (): void => {

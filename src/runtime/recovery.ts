@@ -18,7 +18,10 @@ import { ThreadActor } from "./thread_actor.ts";
  *
  * @returns how many threads were settled
  */
-export async function recoverThreads(journal: Journal, observe: (event: ObservationEvent) => void): Promise<number> {
+export async function recoverThreads(
+  journal: Journal,
+  observe: (event: ObservationEvent) => void,
+): Promise<number> {
   let settled = 0;
   for (const threadId of await journal.activeThreadIds()) {
     const actor = await ThreadActor.load(journal, threadId, new Publisher());

@@ -28,7 +28,13 @@ export interface RunDeps {
  * Starts a run for the admitted turn `turnId`. Call inside the actor's lock,
  * right after the admission commit.
  */
-export function startRun(actor: ThreadActor, agent: Agent, turnId: string, runId: string, deps: RunDeps): ActiveRun {
+export function startRun(
+  actor: ThreadActor,
+  agent: Agent,
+  turnId: string,
+  runId: string,
+  deps: RunDeps,
+): ActiveRun {
   const threadId = actor.threadId;
   const run: ActiveRun = {
     turnId,
@@ -59,15 +65,25 @@ export function startRun(actor: ThreadActor, agent: Agent, turnId: string, runId
       }
     });
 
-  const endWith = async (entries: NewEntry[], end: Parameters<typeof planTurnEnd>[1]): Promise<void> => {
+  const endWith = async (
+    entries: NewEntry[],
+    end: Parameters<typeof planTurnEnd>[1],
+  ): Promise<void> => {
     let handOver: (HandOver & { agent: Agent }) | undefined;
     if (end.outcome === "completed" && actor.record.queue.length > 0) {
       const nextTurn = newId("turn");
       try {
         const nextAgent = await deps.resolveAgent(threadId, nextTurn);
-        handOver = { turnId: nextTurn, runId: newId("run"), agentId: nextAgent.id, agent: nextAgent };
+        handOver = {
+          turnId: nextTurn,
+          runId: newId("run"),
+          agentId: nextAgent.id,
+          agent: nextAgent,
+        };
       } catch (error) {
-        observe("queue.handover_failed", { message: error instanceof Error ? error.message : String(error) });
+        observe("queue.handover_failed", {
+          message: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     const planned = planTurnEnd(actor.record, end, handOver);

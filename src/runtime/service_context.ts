@@ -42,10 +42,16 @@ export async function replayOf(
   const record = await ctx.journal.request(scope, key);
   if (!record) return null;
   if (record.op !== op) {
-    throw new FloretError("request_conflict", `Request key was already used for ${record.op}: ${key}`);
+    throw new FloretError(
+      "request_conflict",
+      `Request key was already used for ${record.op}: ${key}`,
+    );
   }
   if (record.fingerprint !== fingerprint) {
-    throw new FloretError("request_conflict", `Request key was already used with different input: ${key}`);
+    throw new FloretError(
+      "request_conflict",
+      `Request key was already used with different input: ${key}`,
+    );
   }
   return record.result;
 }
@@ -80,7 +86,12 @@ export interface Admission {
   /** The record change besides the admission itself (e.g. a queue item removed). */
   record?: (record: ThreadRecord) => ThreadRecord;
   /** The request key claimed by this command, with its result. */
-  claim: { key: string; op: string; fingerprint: string; result: (turnId: string) => Record<string, unknown> };
+  claim: {
+    key: string;
+    op: string;
+    fingerprint: string;
+    result: (turnId: string) => Record<string, unknown>;
+  };
 }
 
 /**
@@ -89,12 +100,19 @@ export interface Admission {
  *
  * @returns the new turn's id
  */
-export async function admitTurn(ctx: ServiceContext, actor: ThreadActor, admission: Admission): Promise<string> {
+export async function admitTurn(
+  ctx: ServiceContext,
+  actor: ThreadActor,
+  admission: Admission,
+): Promise<string> {
   const turnId = newId("turn");
   const runId = newId("run");
   const agent = await ctx.resolveAgent(actor.threadId, turnId);
   if (admission.input?.attachments?.length && agent.gateway.info.capabilities.images === false) {
-    throw new FloretError("invalid_input", `Model ${agent.gateway.info.model} does not accept images`);
+    throw new FloretError(
+      "invalid_input",
+      `Model ${agent.gateway.info.model} does not accept images`,
+    );
   }
   const started: NewEntry = {
     kind: "turn_started",
@@ -104,7 +122,9 @@ export async function admitTurn(ctx: ServiceContext, actor: ThreadActor, admissi
     requestKey: admission.requestKey,
   };
   if (admission.input) started.input = admission.input;
-  if (admission.supplementalContext?.length) started.supplementalContext = admission.supplementalContext;
+  if (admission.supplementalContext?.length) {
+    started.supplementalContext = admission.supplementalContext;
+  }
   if (admission.retryOf) started.retryOf = admission.retryOf;
   const base = admission.record ? admission.record(actor.record) : actor.record;
   const record: ThreadRecord = {
@@ -124,7 +144,13 @@ export async function admitTurn(ctx: ServiceContext, actor: ThreadActor, admissi
       value: { op: claim.op, fingerprint: claim.fingerprint, result: claim.result(turnId) },
     },
   });
-  ctx.observe({ type: "turn.started", threadId: actor.threadId, turnId, runId, at: new Date().toISOString() });
+  ctx.observe({
+    type: "turn.started",
+    threadId: actor.threadId,
+    turnId,
+    runId,
+    at: new Date().toISOString(),
+  });
   startRun(actor, agent, turnId, runId, ctx.runDeps);
   return turnId;
 }

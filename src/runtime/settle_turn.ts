@@ -58,6 +58,11 @@ export function planSettlement(
   } else if (clean === "interrupted") {
     failure = { code: "interrupted", message: "The turn was interrupted before it finished" };
   }
-  const planned = planTurnEnd(actor.record, { turnId: active.turnId, runId: active.runId, outcome, failure });
+  const planned = planTurnEnd(actor.record, {
+    turnId: active.turnId,
+    runId: active.runId,
+    outcome,
+    failure,
+  });
   return { record: planned.record, entries: [...entries, ...planned.entries] };
 }

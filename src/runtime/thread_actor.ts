@@ -61,7 +61,11 @@ export class ThreadActor {
   }
 
   /** Loads a thread from the journal; `null` when it does not exist or is deleted. */
-  static async load(journal: Journal, threadId: string, publisher: Publisher): Promise<ThreadActor | null> {
+  static async load(
+    journal: Journal,
+    threadId: string,
+    publisher: Publisher,
+  ): Promise<ThreadActor | null> {
     const actor = new ThreadActor(threadId, journal, publisher);
     return (await actor.#reload()) ? actor : null;
   }
@@ -83,7 +87,7 @@ export class ThreadActor {
   }
 
   /** Runs `fn` after every earlier command of this thread has finished. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     this.#queued++;
     const result = this.#tail.then(fn).finally(() => this.#queued--);
     this.#tail = result.then(noop, noop);
@@ -135,7 +139,11 @@ export class ThreadActor {
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
     this.runProgress = progress;
-    this.publisher.push({ op: "component", name: "runProgress", value: progress ? { ...progress } : null });
+    this.publisher.push({
+      op: "component",
+      name: "runProgress",
+      value: progress ? { ...progress } : null,
+    });
   }
 
   /** Resolves at the next status change. */
@@ -151,7 +159,11 @@ export class ThreadActor {
 
   /** The queue as hosts see it. */
   queueView(): ThreadView["queue"] {
-    return this.record.queue.map((item) => ({ id: item.id, requestKey: item.requestKey, text: item.input.text }));
+    return this.record.queue.map((item) => ({
+      id: item.id,
+      requestKey: item.requestKey,
+      text: item.input.text,
+    }));
   }
 
   /** A consistent copy of the view, covering every update published so far. */
@@ -209,7 +221,9 @@ export class ThreadActor {
 
   /** Fails with `thread_not_found` when the thread was deleted meanwhile. */
   assertLive(): void {
-    if (this.record.deleted) throw new FloretError("thread_not_found", `Thread not found: ${this.threadId}`);
+    if (this.record.deleted) {
+      throw new FloretError("thread_not_found", `Thread not found: ${this.threadId}`);
+    }
   }
 }
 

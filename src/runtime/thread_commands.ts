@@ -26,7 +26,14 @@ export async function create(
       return { threadId, view: (await ctx.actors.get(threadId)).snapshot() };
     }
     const now = new Date().toISOString();
-    const record: ThreadRecord = { id: newId("thread"), createdAt: now, updatedAt: now, seq: 0, status: "idle", queue: [] };
+    const record: ThreadRecord = {
+      id: newId("thread"),
+      createdAt: now,
+      updatedAt: now,
+      seq: 0,
+      status: "idle",
+      queue: [],
+    };
     if (command.title !== undefined) record.title = command.title;
     const version = await ctx.journal.commit({
       expected: null,
@@ -38,7 +45,9 @@ export async function create(
       },
     });
     // A lost race means another caller claimed the key first: replay its result.
-    if (version !== null) return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
+    if (version !== null) {
+      return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
+    }
   }
 }
 
@@ -54,10 +63,16 @@ export async function setTitle(
     actor.exclusive(async () => {
       ctx.assertOpen();
       actor.assertLive();
-      if (await replayOf(ctx, threadId, requestKey, "setTitle", fingerprint)) return { view: actor.snapshot() };
+      if (await replayOf(ctx, threadId, requestKey, "setTitle", fingerprint)) {
+        return { view: actor.snapshot() };
+      }
       await actor.commit({
         record: { ...actor.record, title, updatedAt: new Date().toISOString() },
-        request: { scope: threadId, key: requestKey, value: { op: "setTitle", fingerprint, result: {} } },
+        request: {
+          scope: threadId,
+          key: requestKey,
+          value: { op: "setTitle", fingerprint, result: {} },
+        },
       });
       return { view: actor.snapshot() };
     })
@@ -85,7 +100,7 @@ export async function deleteThread(
     }
   }
   // Stop the run and let it finish (tools commit what they completed) before the tombstone.
-  const run = await actor.exclusive(async () => {
+  const run = await actor.exclusive(() => {
     ctx.assertOpen();
     const active = actor.run;
     if (active) {
@@ -112,7 +127,11 @@ export async function deleteThread(
       await actor.commit({
         record,
         entries: settled?.entries,
-        request: { scope: threadId, key: requestKey, value: { op: "delete", fingerprint, result: {} } },
+        request: {
+          scope: threadId,
+          key: requestKey,
+          value: { op: "delete", fingerprint, result: {} },
+        },
       });
       return true;
     })

@@ -25,7 +25,9 @@ export const COMPACTION_TARGET_TOKENS = 50_000;
 /** Commands and queries on threads. Every mutation takes a request key and is idempotent by it. */
 export interface ThreadService {
   /** Creates an empty thread. */
-  create(input: { requestKey: string; title?: string }): Promise<{ threadId: string; view: ThreadView }>;
+  create(
+    input: { requestKey: string; title?: string },
+  ): Promise<{ threadId: string; view: ThreadView }>;
   /** Admits a turn (returns once admitted, before any provider call) or queues the input while busy. */
   send(input: {
     threadId: string;
@@ -42,19 +44,29 @@ export interface ThreadService {
     answers?: { questionId: string; value: string }[];
   }): Promise<{ view: ThreadView }>;
   /** Stops the running turn; idempotent, a no-op on an idle thread. */
-  cancel(input: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" }): Promise<{ view: ThreadView }>;
+  cancel(
+    input: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" },
+  ): Promise<{ view: ThreadView }>;
   /** Resumes a failed latest turn, or regenerates a completed one. */
-  retry(input: { threadId: string; requestKey: string; turnId?: string }): Promise<{ turnId: string; view: ThreadView }>;
+  retry(
+    input: { threadId: string; requestKey: string; turnId?: string },
+  ): Promise<{ turnId: string; view: ThreadView }>;
   /** A new thread reading this one's history up to an item. */
-  fork(input: { threadId: string; requestKey: string; atItemId?: string }): Promise<{ threadId: string; view: ThreadView }>;
+  fork(
+    input: { threadId: string; requestKey: string; atItemId?: string },
+  ): Promise<{ threadId: string; view: ThreadView }>;
   /** Deletes a thread and its child threads. */
   delete(input: { threadId: string; requestKey: string }): Promise<void>;
   /** Sets the title. */
-  setTitle(input: { threadId: string; requestKey: string; title: string }): Promise<{ view: ThreadView }>;
+  setTitle(
+    input: { threadId: string; requestKey: string; title: string },
+  ): Promise<{ view: ThreadView }>;
   /** The current view. */
   view(threadId: string): Promise<ThreadView>;
   /** Threads, most recently updated first. */
-  list(options?: { limit?: number; cursor?: string }): Promise<{ threads: ThreadSummary[]; cursor?: string }>;
+  list(
+    options?: { limit?: number; cursor?: string },
+  ): Promise<{ threads: ThreadSummary[]; cursor?: string }>;
   /** A page of items, newest last. */
   history(
     threadId: string,
@@ -63,21 +75,40 @@ export interface ThreadService {
   /** Live updates; registers at once. */
   subscribe(threadId: string, options?: { signal?: AbortSignal }): AsyncIterable<ThreadUpdate>;
   /** Starts a queued input now. */
-  promoteQueued(input: { threadId: string; requestKey: string; queueId: string }): Promise<{ turnId: string; view: ThreadView }>;
+  promoteQueued(
+    input: { threadId: string; requestKey: string; queueId: string },
+  ): Promise<{ turnId: string; view: ThreadView }>;
   /** Removes a queued input. */
-  deleteQueued(input: { threadId: string; requestKey: string; queueId: string }): Promise<{ view: ThreadView }>;
+  deleteQueued(
+    input: { threadId: string; requestKey: string; queueId: string },
+  ): Promise<{ view: ThreadView }>;
   /** Manual compaction; an explicit no-op below the target size. */
-  compact(input: { threadId: string; requestKey: string }): Promise<{ outcome: "compacted" | "noop"; view: ThreadView }>;
+  compact(
+    input: { threadId: string; requestKey: string },
+  ): Promise<{ outcome: "compacted" | "noop"; view: ThreadView }>;
   /** Context window figures. */
   context(threadId: string): Promise<{
     windowTokens: number;
     estimateTokens: number;
     confirmed?: Usage;
-    totals: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
-    compactions: { operationId: string; status: "compacted" | "noop" | "failed"; tokensBefore?: number; tokensAfter?: number }[];
+    totals: {
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+    };
+    compactions: {
+      operationId: string;
+      status: "compacted" | "noop" | "failed";
+      tokensBefore?: number;
+      tokensAfter?: number;
+    }[];
   }>;
   /** Resolves once the thread is idle or waiting for an interaction. */
-  waitForIdle(threadId: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ThreadView>;
+  waitForIdle(
+    threadId: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<ThreadView>;
 }
 
 /**
@@ -88,12 +119,14 @@ export interface ThreadService {
  */
 export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): ThreadService {
   // Every failure, validation included, arrives as a rejected promise.
-  const guarded = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    ctx.assertOpen();
-    return await fn(...args);
-  };
+  const guarded =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      ctx.assertOpen();
+      return await fn(...args);
+    };
   const windowOf = (): number =>
-    staticAgent?.context.windowTokens ?? staticAgent?.gateway.info.capabilities.contextWindowTokens ?? 0;
+    staticAgent?.context.windowTokens ??
+      staticAgent?.gateway.info.capabilities.contextWindowTokens ?? 0;
 
   return {
     create: guarded((input) => create(ctx, parseCommand(commandSchemas.create, input))),
@@ -110,7 +143,10 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
         return { view: actor.snapshot() };
       }
       // This release creates no interactions, so no id can name one.
-      throw new FloretError("interaction_not_found", `No interaction with id: ${command.interactionId}`);
+      throw new FloretError(
+        "interaction_not_found",
+        `No interaction with id: ${command.interactionId}`,
+      );
     }),
     cancel: guarded((input) => cancel(ctx, parseCommand(commandSchemas.cancel, input))),
     retry: guarded((input) => retry(ctx, parseCommand(commandSchemas.retry, input))),
@@ -136,13 +172,19 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
         }),
       };
     },
-    promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand(commandSchemas.queueItem, input))),
-    deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand(commandSchemas.queueItem, input))),
+    promoteQueued: guarded((input) =>
+      promoteQueued(ctx, parseCommand(commandSchemas.queueItem, input))
+    ),
+    deleteQueued: guarded((input) =>
+      deleteQueued(ctx, parseCommand(commandSchemas.queueItem, input))
+    ),
     compact: guarded(async (input) => {
       const command = parseCommand(commandSchemas.compact, input);
       const figures = await context(ctx, command.threadId, windowOf());
       const view = (await ctx.actors.get(command.threadId)).snapshot();
-      if (figures.estimateTokens < COMPACTION_TARGET_TOKENS) return { outcome: "noop" as const, view };
+      if (figures.estimateTokens < COMPACTION_TARGET_TOKENS) {
+        return { outcome: "noop" as const, view };
+      }
       throw new FloretError("execution_deferred", "Compaction is not available in this release");
     }),
     context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
@@ -151,6 +193,8 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
 }
 
 function checkId(threadId: unknown): string {
-  if (typeof threadId !== "string") throw new FloretError("thread_not_found", `Thread not found: ${String(threadId)}`);
+  if (typeof threadId !== "string") {
+    throw new FloretError("thread_not_found", `Thread not found: ${String(threadId)}`);
+  }
   return threadId;
 }

@@ -7,7 +7,13 @@ import { FloretError } from "../errors.ts";
 import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
-import { admitTurn, replayOf, type ServiceContext, settleOrphan, withStaleRetry } from "./service_context.ts";
+import {
+  admitTurn,
+  replayOf,
+  type ServiceContext,
+  settleOrphan,
+  withStaleRetry,
+} from "./service_context.ts";
 import type { ThreadView } from "./view_types.ts";
 
 /** A validated `send`. */
@@ -33,7 +39,9 @@ export async function send(
       ctx.assertOpen();
       actor.assertLive();
       const replay = await replayOf(ctx, threadId, requestKey, "send", fingerprint);
-      if (replay) return { threadId, ...replay, view: actor.snapshot() } as Awaited<ReturnType<typeof send>>;
+      if (replay) {
+        return { threadId, ...replay, view: actor.snapshot() } as Awaited<ReturnType<typeof send>>;
+      }
       await settleOrphan(actor);
       if (actor.record.status !== "idle" || actor.run) {
         const queueId = newId("queued");
@@ -56,7 +64,12 @@ export async function send(
         requestKey,
         input,
         supplementalContext: command.supplementalContext,
-        claim: { key: requestKey, op: "send", fingerprint, result: (id) => ({ turnId: id, queued: false }) },
+        claim: {
+          key: requestKey,
+          op: "send",
+          fingerprint,
+          result: (id) => ({ turnId: id, queued: false }),
+        },
       });
       return { threadId, turnId, queued: false, view: actor.snapshot() };
     })
@@ -78,11 +91,18 @@ export async function retry(
       const replay = await replayOf(ctx, threadId, requestKey, "retry", fingerprint);
       if (replay) return { turnId: replay.turnId as string, view: actor.snapshot() };
       await settleOrphan(actor);
-      if (actor.record.active || actor.run) throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
+      if (actor.record.active || actor.run) {
+        throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
+      }
       const last = actor.record.lastTurn;
-      if (!last?.outcome) throw new FloretError("no_retry_target", `Thread has no turn to retry: ${threadId}`);
+      if (!last?.outcome) {
+        throw new FloretError("no_retry_target", `Thread has no turn to retry: ${threadId}`);
+      }
       if (command.turnId !== undefined && command.turnId !== last.turnId) {
-        throw new FloretError("no_retry_target", `Only the latest turn can be retried: ${last.turnId}`);
+        throw new FloretError(
+          "no_retry_target",
+          `Only the latest turn can be retried: ${last.turnId}`,
+        );
       }
       if (!last.retryable) {
         throw new FloretError(
@@ -116,15 +136,25 @@ export async function promoteQueued(
       const replay = await replayOf(ctx, threadId, requestKey, "promoteQueued", fingerprint);
       if (replay) return { turnId: replay.turnId as string, view: actor.snapshot() };
       await settleOrphan(actor);
-      if (actor.record.active || actor.run) throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
+      if (actor.record.active || actor.run) {
+        throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
+      }
       const item = actor.record.queue.find((queued) => queued.id === queueId);
       if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
       const turnId = await admitTurn(ctx, actor, {
         requestKey: item.requestKey,
         input: item.input,
         supplementalContext: item.supplementalContext,
-        record: (record) => ({ ...record, queue: record.queue.filter((queued) => queued.id !== queueId) }),
-        claim: { key: requestKey, op: "promoteQueued", fingerprint, result: (id) => ({ turnId: id }) },
+        record: (record) => ({
+          ...record,
+          queue: record.queue.filter((queued) => queued.id !== queueId),
+        }),
+        claim: {
+          key: requestKey,
+          op: "promoteQueued",
+          fingerprint,
+          result: (id) => ({ turnId: id }),
+        },
       });
       return { turnId, view: actor.snapshot() };
     })
@@ -143,13 +173,22 @@ export async function deleteQueued(
     actor.exclusive(async () => {
       ctx.assertOpen();
       actor.assertLive();
-      if (await replayOf(ctx, threadId, requestKey, "deleteQueued", fingerprint)) return { view: actor.snapshot() };
+      if (await replayOf(ctx, threadId, requestKey, "deleteQueued", fingerprint)) {
+        return { view: actor.snapshot() };
+      }
       if (!actor.record.queue.some((queued) => queued.id === queueId)) {
         throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
       }
       await actor.commit({
-        record: { ...actor.record, queue: actor.record.queue.filter((queued) => queued.id !== queueId) },
-        request: { scope: threadId, key: requestKey, value: { op: "deleteQueued", fingerprint, result: {} } },
+        record: {
+          ...actor.record,
+          queue: actor.record.queue.filter((queued) => queued.id !== queueId),
+        },
+        request: {
+          scope: threadId,
+          key: requestKey,
+          value: { op: "deleteQueued", fingerprint, result: {} },
+        },
       });
       actor.publishStatus();
       return { view: actor.snapshot() };

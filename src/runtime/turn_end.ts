@@ -36,7 +36,11 @@ export function planTurnEnd(
     updatedAt: now,
     status: "idle",
     active: undefined,
-    lastTurn: { turnId: end.turnId, outcome: end.outcome, retryable: end.failure?.code !== "effect_outcome_unknown" },
+    lastTurn: {
+      turnId: end.turnId,
+      outcome: end.outcome,
+      retryable: end.failure?.code !== "effect_outcome_unknown",
+    },
   };
   delete next.active;
   const queued = record.queue[0];

@@ -4,7 +4,13 @@
  *
  * @module
  */
-import type { Gateway, GatewayInfo, ProviderEvent, ProviderRequest, Usage } from "../provider/gateway.ts";
+import type {
+  Gateway,
+  GatewayInfo,
+  ProviderEvent,
+  ProviderRequest,
+  Usage,
+} from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 
 /** One scripted answer to one provider attempt. */
@@ -79,7 +85,9 @@ export function scriptedGateway(steps: ScriptStep[], info?: Partial<GatewayInfo>
       if (step.text) yield { type: "text", delta: step.text };
       for (const call of step.toolCalls) {
         const callId = call.callId ?? `call_scripted_${++callCounter}`;
-        const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+        const args = typeof call.arguments === "string"
+          ? call.arguments
+          : JSON.stringify(call.arguments);
         yield { type: "tool-call-start", callId, name: call.name };
         yield { type: "tool-call-delta", callId, argumentsDelta: args };
         yield { type: "tool-call-end", callId };
@@ -103,7 +111,10 @@ export function scriptedGateway(steps: ScriptStep[], info?: Partial<GatewayInfo>
     get remaining(): number {
       return script.length - cursor;
     },
-    stream(request: ProviderRequest, options: { signal: AbortSignal }): AsyncIterable<ProviderEvent> {
+    stream(
+      request: ProviderRequest,
+      options: { signal: AbortSignal },
+    ): AsyncIterable<ProviderEvent> {
       requests.push(structuredClone(request));
       const step = script[cursor];
       cursor++;

@@ -102,7 +102,9 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     throw new FloretError("invalid_input", `Invalid tool name: ${String(spec.name)}`);
   }
   const effect = spec.effect ?? "none";
-  if (!EFFECTS.includes(effect)) throw new FloretError("invalid_input", `Invalid tool effect: ${effect}`);
+  if (!EFFECTS.includes(effect)) {
+    throw new FloretError("invalid_input", `Invalid tool effect: ${effect}`);
+  }
   if (typeof spec.execute !== "function") {
     throw new FloretError("invalid_input", `Tool ${spec.name} has no execute function`);
   }
@@ -110,7 +112,11 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
   try {
     inputJsonSchema = z.toJSONSchema(spec.input, { io: "input" }) as Record<string, unknown>;
   } catch (cause) {
-    throw new FloretError("invalid_input", `Tool ${spec.name} input schema has no JSON Schema form`, { cause });
+    throw new FloretError(
+      "invalid_input",
+      `Tool ${spec.name} input schema has no JSON Schema form`,
+      { cause },
+    );
   }
   delete inputJsonSchema.$schema;
   const permission = spec.permission ?? "allow";
