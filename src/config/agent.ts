@@ -5,7 +5,11 @@
  */
 import { FloretError } from "../errors.ts";
 import type { Gateway } from "../provider/gateway.ts";
-import type { ToolDefinition } from "../tools/define_tool.ts";
+import {
+  implementationOf,
+  type ToolDefinition,
+  type ToolImplementation,
+} from "../tools/define_tool.ts";
 import {
   type ProviderRetryPolicy,
   type ProviderTimeouts,
@@ -58,7 +62,7 @@ export interface Agent {
   /** The model transport. */
   readonly gateway: Gateway;
   /** Tools by name. */
-  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  readonly tools: ReadonlyMap<string, ToolImplementation>;
   /** Context window settings. */
   readonly context: ContextSettings;
   /** Step limit per turn. */
@@ -103,8 +107,9 @@ export function defineAgent(config: AgentConfig): Agent {
       `Agent maxSteps must be a positive integer: ${maxSteps}`,
     );
   }
-  const tools = new Map<string, ToolDefinition>();
-  for (const tool of config.tools ?? []) {
+  const tools = new Map<string, ToolImplementation>();
+  for (const definition of config.tools ?? []) {
+    const tool = implementationOf(definition);
     if (tools.has(tool.name)) {
       throw new FloretError("invalid_input", `Duplicate tool name: ${tool.name}`);
     }

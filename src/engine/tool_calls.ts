@@ -8,12 +8,12 @@ import { z } from "zod";
 import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { CallRecord } from "../journal/entries.ts";
-import type { ToolDefinition } from "../tools/define_tool.ts";
+import type { ToolImplementation } from "../tools/define_tool.ts";
 
 /** A call with its verdict and, when valid, its parsed input. */
 export interface PlannedCall {
   record: CallRecord;
-  tool?: ToolDefinition;
+  tool?: ToolImplementation;
   input?: unknown;
 }
 

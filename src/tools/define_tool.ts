@@ -39,7 +39,11 @@ export interface ToolResult {
   effectOutcome?: "confirmed" | "uncertain";
 }
 
-/** A tool as the engine registers it. Build one with {@link defineTool}. */
+/**
+ * A tool, as hosts hold it. Build one with {@link defineTool}; the engine
+ * keeps the schema and handler behind it, so only tools made by
+ * `defineTool` can be given to an agent.
+ */
 export interface ToolDefinition<I = unknown> {
   /** The name the model calls. */
   readonly name: string;
@@ -47,14 +51,40 @@ export interface ToolDefinition<I = unknown> {
   readonly description: string;
   /** What the tool may change. */
   readonly effect: ToolEffect;
+  /** Marks the input type; never set at run time. */
+  readonly __input?: I;
+}
+
+/** What the engine runs for a tool (internal; looked up with {@link implementationOf}). */
+export interface ToolImplementation {
+  readonly name: string;
+  readonly description: string;
+  readonly effect: ToolEffect;
   /** The zod schema of the input. */
-  readonly input: z.ZodType<I>;
+  readonly input: z.ZodType;
   /** JSON Schema of the input, derived from the zod schema. */
   readonly inputJsonSchema: Record<string, unknown>;
   /** Decides whether a validated call runs. */
-  permissionFor(input: I): PermissionDecision;
+  permissionFor(input: unknown): PermissionDecision;
   /** Runs the call. */
-  execute(input: I, context: ToolContext): Promise<unknown> | unknown;
+  execute(input: unknown, context: ToolContext): Promise<unknown> | unknown;
+}
+
+const implementations = new WeakMap<ToolDefinition, ToolImplementation>();
+
+/**
+ * The implementation behind a tool made by {@link defineTool}.
+ *
+ * @throws {FloretError} `invalid_input` for any other object
+ */
+export function implementationOf(tool: ToolDefinition): ToolImplementation {
+  const implementation = typeof tool === "object" && tool !== null
+    ? implementations.get(tool)
+    : undefined;
+  if (!implementation) {
+    throw new FloretError("invalid_input", `Tool ${String(tool?.name)} was not made by defineTool`);
+  }
+  return implementation;
 }
 
 /** The specification {@link defineTool} takes. */
@@ -120,15 +150,23 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
   }
   delete inputJsonSchema.$schema;
   const permission = spec.permission ?? "allow";
-  return {
+  const definition: ToolDefinition<z.infer<S>> = Object.freeze({
     name: spec.name,
     description: spec.description,
     effect,
-    input: spec.input as z.ZodType<z.infer<S>>,
+  });
+  implementations.set(definition, {
+    name: spec.name,
+    description: spec.description,
+    effect,
+    input: spec.input,
     inputJsonSchema,
-    permissionFor: typeof permission === "function" ? permission : () => permission,
-    execute: spec.execute,
-  };
+    permissionFor: typeof permission === "function"
+      ? (input) => permission(input as z.infer<S>)
+      : () => permission,
+    execute: (input, context) => spec.execute(input as z.infer<S>, context),
+  });
+  return definition;
 }
 
 /** Whether calls to a tool of this effect need a dispatch marker before they run. */

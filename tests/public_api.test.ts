@@ -1,0 +1,56 @@
+/**
+ * The real exports must be assignable to the public contract in
+ * ../shared/api/public-api.d.ts. This file fails type-checking (tsc, deno
+ * check) when they drift; the runtime test only confirms the exports exist.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type * as Contract from "../../shared/api/public-api.d.ts";
+import * as engine from "@floret/engine";
+import * as testing from "@floret/engine/testing";
+import { libsqlStore } from "@floret/engine/libsql";
+import { openAIChat, openAIResponses } from "@floret/engine/openai";
+import { anthropicMessages } from "@floret/engine/anthropic";
+
+const checks: {
+  openHost: typeof Contract.openHost;
+  memoryStore: typeof Contract.memoryStore;
+  defineAgent: typeof Contract.defineAgent;
+  defineTool: typeof Contract.defineTool;
+  scriptedGateway: typeof Contract.scriptedGateway;
+  kvConformance: typeof Contract.kvConformance;
+  libsqlStore: (
+    options: { url: string; authToken?: string } | { client: never },
+  ) => Contract.KvStore;
+  openAIChat: (options: Contract.HttpGatewayOptions & { provider?: string }) => Contract.Gateway;
+  openAIResponses: (options: Contract.HttpGatewayOptions) => Contract.Gateway;
+  anthropicMessages: (
+    options: Contract.HttpGatewayOptions & { maxTokens?: number },
+  ) => Contract.Gateway;
+} = {
+  openHost: engine.openHost,
+  memoryStore: engine.memoryStore,
+  defineAgent: engine.defineAgent,
+  defineTool: engine.defineTool,
+  scriptedGateway: testing.scriptedGateway,
+  kvConformance: testing.kvConformance,
+  libsqlStore,
+  openAIChat,
+  openAIResponses,
+  anthropicMessages,
+};
+
+// Classes: instances must satisfy the contract's declarations.
+const floretError: Contract.FloretError = new engine.FloretError("invalid_input", "x");
+const providerError: Contract.ProviderError = new engine.ProviderError("x", { retry: "never" });
+type ServiceIsAssignable = engine.ThreadService extends Contract.ThreadService ? true : never;
+type ViewIsAssignable = engine.ThreadView extends Contract.ThreadView ? true : never;
+type HostIsAssignable = engine.Host extends Contract.Host ? true : never;
+const assignable: [ServiceIsAssignable, ViewIsAssignable, HostIsAssignable] = [true, true, true];
+
+test("the public exports exist and match the contract's shapes", () => {
+  for (const [name, value] of Object.entries(checks)) assert.equal(typeof value, "function", name);
+  assert.equal(floretError.code, "invalid_input");
+  assert.equal(providerError.retry, "never");
+  assert.deepEqual(assignable, [true, true, true]);
+});
