@@ -3,12 +3,19 @@ import assert from "node:assert/strict";
 import { FloretError } from "@floret/engine";
 import { deferred, engine, lastTurn, sendAndWait, until } from "./support/engine.ts";
 
-const isCode = (code: string) => (error: unknown) => error instanceof FloretError && error.code === code;
+const isCode = (code: string) => (error: unknown) =>
+  error instanceof FloretError && error.code === code;
 
 describe("send and the run loop", () => {
   test("send returns the accepted view before the model answers, then the turn completes", async () => {
-    const e = await engine([{ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, { text: "It is 5." }]);
-    const sent = await e.threads.send({ threadId: e.threadId, requestKey: "k1", input: { text: "2+3?" } });
+    const e = await engine([{ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, {
+      text: "It is 5.",
+    }]);
+    const sent = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "k1",
+      input: { text: "2+3?" },
+    });
     assert.equal(sent.queued, false);
     assert.equal(sent.view.status, "running");
     assert.deepEqual(sent.view.items.map((item) => [item.kind, item.text]), [["user", "2+3?"]]);
@@ -23,13 +30,24 @@ describe("send and the run loop", () => {
     assert.equal(view.turns[0].turnId, sent.turnId);
     // The tool result reached the model in the second request.
     const second = e.gateway.requests[1].messages;
-    assert.deepEqual(second.at(-1), { role: "tool", callId: second.at(-2)?.role === "assistant" ? (second.at(-2) as { toolCalls: { callId: string }[] }).toolCalls[0].callId : "", name: "add", output: "5" });
+    assert.deepEqual(second.at(-1), {
+      role: "tool",
+      callId: second.at(-2)?.role === "assistant"
+        ? (second.at(-2) as { toolCalls: { callId: string }[] }).toolCalls[0].callId
+        : "",
+      name: "add",
+      output: "5",
+    });
     await e.host.shutdown();
   });
 
   test("item ids are stable between the live and the settled view", async () => {
     const e = await engine([{ text: "A fairly long answer that streams in parts.", delayMs: 30 }]);
-    const sent = await e.threads.send({ threadId: e.threadId, requestKey: "k", input: { text: "hi" } });
+    const sent = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "k",
+      input: { text: "hi" },
+    });
     const settled = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
     assert.equal(settled.items[0].id, sent.view.items[0].id);
     assert.equal(settled.items[1].live, undefined);
@@ -61,11 +79,25 @@ describe("send and the run loop", () => {
       if (value === null || typeof value !== "object") return JSON.stringify(value);
       if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
       const record = value as Record<string, unknown>;
-      return `{${Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`).join(",")}}`;
+      return `{${
+        Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) =>
+          `${JSON.stringify(k)}:${canonical(record[k])}`
+        ).join(",")
+      }}`;
     };
-    const text = canonical({ messages: request.messages, tools: request.tools, maxOutputTokens: request.maxOutputTokens, state: request.state });
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-    assert.equal(request.fingerprint, [...digest].map((b) => b.toString(16).padStart(2, "0")).join(""));
+    const text = canonical({
+      messages: request.messages,
+      tools: request.tools,
+      maxOutputTokens: request.maxOutputTokens,
+      state: request.state,
+    });
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+    );
+    assert.equal(
+      request.fingerprint,
+      [...digest].map((b) => b.toString(16).padStart(2, "0")).join(""),
+    );
     await e.host.shutdown();
   });
 });
@@ -73,9 +105,17 @@ describe("send and the run loop", () => {
 describe("request keys", () => {
   test("a replayed send returns the committed result and runs nothing", async () => {
     const e = await engine([{ text: "once" }]);
-    const first = await e.threads.send({ threadId: e.threadId, requestKey: " key-1 ", input: { text: "hi" } });
+    const first = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: " key-1 ",
+      input: { text: "hi" },
+    });
     await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
-    const again = await e.threads.send({ threadId: e.threadId, requestKey: "key-1", input: { text: "hi" } });
+    const again = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "key-1",
+      input: { text: "hi" },
+    });
     assert.equal(again.turnId, first.turnId);
     assert.equal(again.queued, false);
     assert.equal(e.gateway.requests.length, 1);
@@ -90,15 +130,24 @@ describe("request keys", () => {
       e.threads.send({ threadId: e.threadId, requestKey: "key-1", input: { text: "other" } }),
       isCode("request_conflict"),
     );
-    await assert.rejects(e.threads.setTitle({ threadId: e.threadId, requestKey: "key-1", title: "x" }), isCode("request_conflict"));
-    await assert.rejects(e.threads.create({ requestKey: "create", title: "different" }), isCode("request_conflict"));
+    await assert.rejects(
+      e.threads.setTitle({ threadId: e.threadId, requestKey: "key-1", title: "x" }),
+      isCode("request_conflict"),
+    );
+    await assert.rejects(
+      e.threads.create({ requestKey: "create", title: "different" }),
+      isCode("request_conflict"),
+    );
     await e.host.shutdown();
   });
 
   test("25 concurrent sends with one key admit exactly one turn", async () => {
     const e = await engine([{ text: "only one" }]);
     const results = await Promise.all(
-      Array.from({ length: 25 }, () => e.threads.send({ threadId: e.threadId, requestKey: "same", input: { text: "hi" } })),
+      Array.from(
+        { length: 25 },
+        () => e.threads.send({ threadId: e.threadId, requestKey: "same", input: { text: "hi" } }),
+      ),
     );
     assert.equal(new Set(results.map((r) => r.turnId)).size, 1);
     assert.ok(results.every((r) => !r.queued));
@@ -111,16 +160,39 @@ describe("request keys", () => {
   test("invalid input is invalid_input and does not consume the key", async () => {
     const e = await engine([{ text: "ok" }]);
     for (const requestKey of ["", "   ", "x".repeat(257)]) {
-      await assert.rejects(e.threads.send({ threadId: e.threadId, requestKey, input: { text: "hi" } }), isCode("invalid_input"));
+      await assert.rejects(
+        e.threads.send({ threadId: e.threadId, requestKey, input: { text: "hi" } }),
+        isCode("invalid_input"),
+      );
     }
-    await assert.rejects(e.threads.send({ threadId: e.threadId, requestKey: "k", input: { text: "" } }), isCode("invalid_input"));
     await assert.rejects(
-      e.threads.send({ threadId: e.threadId, requestKey: "k", input: { text: "x", attachments: [{ type: "pdf" }] } }),
+      e.threads.send({ threadId: e.threadId, requestKey: "k", input: { text: "" } }),
       isCode("invalid_input"),
     );
-    const ok = await e.threads.send({ threadId: e.threadId, requestKey: "k", input: { text: "fine" } });
+    await assert.rejects(
+      e.threads.send({
+        threadId: e.threadId,
+        requestKey: "k",
+        input: { text: "x", attachments: [{ type: "pdf" }] },
+      }),
+      isCode("invalid_input"),
+    );
+    const ok = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "k",
+      input: { text: "fine" },
+    });
     assert.equal(ok.queued, false);
     await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+    await e.host.shutdown();
+  });
+
+  test("respond names no interaction in this release: interaction_not_found", async () => {
+    const e = await engine([]);
+    await assert.rejects(
+      e.threads.respond({ threadId: e.threadId, requestKey: "r", interactionId: "int_x", decision: "approve" }),
+      isCode("interaction_not_found"),
+    );
     await e.host.shutdown();
   });
 
@@ -128,7 +200,10 @@ describe("request keys", () => {
     const e = await engine([]);
     for (const threadId of ["thread_nope", "", 42 as unknown as string]) {
       await assert.rejects(e.threads.view(threadId), isCode("thread_not_found"));
-      await assert.rejects(e.threads.send({ threadId, requestKey: "k", input: { text: "x" } }), isCode("thread_not_found"));
+      await assert.rejects(
+        e.threads.send({ threadId, requestKey: "k", input: { text: "x" } }),
+        isCode("thread_not_found"),
+      );
     }
     await e.host.shutdown();
   });
@@ -138,7 +213,11 @@ describe("the queue", () => {
   test("input sent while running is queued and starts when the turn completes", async () => {
     const e = await engine([{ text: "first answer", delayMs: 50 }, { text: "second answer" }]);
     await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "one" } });
-    const queued = await e.threads.send({ threadId: e.threadId, requestKey: "b", input: { text: "two" } });
+    const queued = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "b",
+      input: { text: "two" },
+    });
     assert.equal(queued.queued, true);
     assert.equal(queued.turnId, undefined);
     assert.deepEqual(queued.view.queue.map((q) => q.text), ["two"]);
@@ -146,7 +225,10 @@ describe("the queue", () => {
     const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
     assert.equal(view.turns.length, 2);
     assert.deepEqual(view.queue, []);
-    assert.deepEqual(view.items.filter((i) => i.kind === "assistant").map((i) => i.text), ["first answer", "second answer"]);
+    assert.deepEqual(view.items.filter((i) => i.kind === "assistant").map((i) => i.text), [
+      "first answer",
+      "second answer",
+    ]);
     await e.host.shutdown();
   });
 
@@ -163,7 +245,11 @@ describe("the queue", () => {
     assert.equal(view.queue.length, 2);
     const [two, three] = view.queue;
     await e.threads.deleteQueued({ threadId: e.threadId, requestKey: "dq", queueId: three.id });
-    const promoted = await e.threads.promoteQueued({ threadId: e.threadId, requestKey: "pq", queueId: two.id });
+    const promoted = await e.threads.promoteQueued({
+      threadId: e.threadId,
+      requestKey: "pq",
+      queueId: two.id,
+    });
     assert.equal(promoted.view.status, "running");
     await assert.rejects(
       e.threads.promoteQueued({ threadId: e.threadId, requestKey: "pq2", queueId: two.id }),
@@ -186,7 +272,11 @@ describe("cancel", () => {
     assert.equal(view.status, "idle");
     assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
     assert.equal(view.items.at(-1)?.text, "partial ");
-    const again = await e.threads.cancel({ threadId: e.threadId, requestKey: "c1", mode: "graceful" });
+    const again = await e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "c1",
+      mode: "graceful",
+    });
     assert.equal(again.view.turns.length, 1);
     const idle = await e.threads.cancel({ threadId: e.threadId, requestKey: "c2" });
     assert.equal(idle.view.status, "idle");
@@ -208,13 +298,18 @@ describe("cancel", () => {
           context.signal.addEventListener("abort", () => reject(new Error("aborted")));
         }),
     });
-    const e = await engine([{ toolCalls: [{ name: "write_file", arguments: { path: "a" } }] }], { tools: [write] });
+    const e = await engine([{ toolCalls: [{ name: "write_file", arguments: { path: "a" } }] }], {
+      tools: [write],
+    });
     await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "go" } });
     await started.promise;
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
     assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
     assert.equal(view.items.find((i) => i.kind === "tool")?.tool?.status, "unknown");
-    await assert.rejects(e.threads.retry({ threadId: e.threadId, requestKey: "r" }), isCode("no_retry_target"));
+    await assert.rejects(
+      e.threads.retry({ threadId: e.threadId, requestKey: "r" }),
+      isCode("no_retry_target"),
+    );
     await e.host.shutdown();
   });
 
@@ -233,10 +328,16 @@ describe("cancel", () => {
         return "written";
       },
     });
-    const e = await engine([{ toolCalls: [{ name: "slow_write", arguments: {} }] }, { text: "never asked" }], { tools: [slow] });
+    const e = await engine([{ toolCalls: [{ name: "slow_write", arguments: {} }] }, {
+      text: "never asked",
+    }], { tools: [slow] });
     await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "go" } });
     await started.promise;
-    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c", mode: "graceful" });
+    const { view } = await e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "c",
+      mode: "graceful",
+    });
     assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
     assert.equal(view.items.find((i) => i.kind === "tool")?.tool?.status, "completed");
     assert.equal(e.gateway.requests.length, 1);
@@ -255,13 +356,22 @@ describe("retry", () => {
     ], { tools: [addTool(calls)] });
     let view = await sendAndWait(e, "1+1");
     assert.deepEqual(lastTurn(view), { outcome: "failed", code: "provider_error" });
-    const retried = await e.threads.retry({ threadId: e.threadId, requestKey: "r", turnId: view.turns[0].turnId });
+    const retried = await e.threads.retry({
+      threadId: e.threadId,
+      requestKey: "r",
+      turnId: view.turns[0].turnId,
+    });
     assert.equal(retried.view.status, "running");
     view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
     assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
     assert.equal(calls.count, 1, "the completed tool call is not run again");
     assert.equal(view.items.filter((i) => i.kind === "user").length, 1, "retry adds no user item");
-    assert.deepEqual(e.gateway.requests[2].messages.map((m) => m.role), ["system", "user", "assistant", "tool"]);
+    assert.deepEqual(e.gateway.requests[2].messages.map((m) => m.role), [
+      "system",
+      "user",
+      "assistant",
+      "tool",
+    ]);
     assert.equal(view.turns[1].retryOf?.mode, "resume");
     await e.host.shutdown();
   });
@@ -278,11 +388,20 @@ describe("retry", () => {
 
   test("retry refusals: no turns, not the latest turn, busy", async () => {
     const e = await engine([{ text: "a" }, { hang: true }]);
-    await assert.rejects(e.threads.retry({ threadId: e.threadId, requestKey: "r0" }), isCode("no_retry_target"));
+    await assert.rejects(
+      e.threads.retry({ threadId: e.threadId, requestKey: "r0" }),
+      isCode("no_retry_target"),
+    );
     const view = await sendAndWait(e, "q");
-    await assert.rejects(e.threads.retry({ threadId: e.threadId, requestKey: "r1", turnId: "turn_other" }), isCode("no_retry_target"));
+    await assert.rejects(
+      e.threads.retry({ threadId: e.threadId, requestKey: "r1", turnId: "turn_other" }),
+      isCode("no_retry_target"),
+    );
     await e.threads.retry({ threadId: e.threadId, requestKey: "r2", turnId: view.turns[0].turnId });
-    await assert.rejects(e.threads.retry({ threadId: e.threadId, requestKey: "r3" }), isCode("thread_busy"));
+    await assert.rejects(
+      e.threads.retry({ threadId: e.threadId, requestKey: "r3" }),
+      isCode("thread_busy"),
+    );
     await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
     await e.host.shutdown();
   });
