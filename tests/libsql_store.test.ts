@@ -79,6 +79,23 @@ describe("libsqlStore over Hrana HTTP", () => {
 });
 
 describe("libsqlStore failures", () => {
+  test("a commit waits out another connection's write lock and the store stays usable", async () => {
+    const url = `file:${join(dir, "locked.db")}`;
+    const store = libsqlStore({ url, busyTimeoutMs: 10 });
+    await store.commit({ set: [{ key: ["a"], value: new Uint8Array([1]) }] });
+    const other = createClient({ url });
+    const lock = await other.transaction("write");
+    await lock.execute("UPDATE kv SET value = x'02'");
+    setTimeout(() => void lock.commit(), 300);
+    // Busy at first, then past the lock: later commits must not stay stuck.
+    const first = await store.commit({ set: [{ key: ["b"], value: new Uint8Array([1]) }] });
+    const second = await store.commit({ set: [{ key: ["c"], value: new Uint8Array([1]) }] });
+    assert.ok(first.ok && second.ok);
+    assert.equal((await store.list({ prefix: [] })).length, 3);
+    other.close();
+    await store.close();
+  });
+
   test("a failure late in a commit batch rolls back its writes and is not a failed check", async () => {
     const client = createClient({ url: `file:${join(dir, "late-failure.db")}` });
     const store = libsqlStore({ client });

@@ -41,7 +41,12 @@ export interface LibsqlTuning {
    * commits (never corrupt the file) on power loss or OS crash.
    */
   synchronous?: "normal" | "full";
-  /** How long a local commit waits for another process's write lock, in ms (default 5000). */
+  /**
+   * How long one local statement waits inside SQLite for another process's
+   * lock, in ms (default 250). The native driver blocks the thread while it
+   * waits, so this stays short; beyond it the store retries asynchronously
+   * with jittered backoff for up to 30 s.
+   */
   busyTimeoutMs?: number;
 }
 
@@ -78,7 +83,7 @@ function validate(options: LibsqlStoreOptions): Required<LibsqlTuning> {
   if (synchronous !== "normal" && synchronous !== "full") {
     throw bad("synchronous must be normal or full");
   }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 250;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw bad("busyTimeoutMs must be >= 0");
   return { synchronous, busyTimeoutMs };
 }
@@ -113,6 +118,29 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
   let ready: Promise<Client> | undefined;
   let closed = false;
 
+  // Local clients run one operation at a time: the native driver is
+  // synchronous anyway, and recovery below must never close a connection
+  // under another operation.
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(db: Client, work: () => Promise<T>): Promise<T> => {
+    if (db.protocol !== "file") return work();
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  // After SQLITE_BUSY the driver leaves the failed statement holding its read
+  // snapshot, and every later write on that connection fails with
+  // SQLITE_BUSY_SNAPSHOT; fresh connections are the only way out.
+  const recover = async (db: Client): Promise<void> => {
+    if (db.protocol !== "file" || db.closed) return;
+    await db.reconnect();
+    await applyPragmas(db, tuning);
+  };
+
+  const attempt = <T>(db: Client, work: () => Promise<T>): Promise<T> =>
+    retryBusy(() => exclusive(db, work), () => exclusive(db, () => recover(db)));
+
   const open = async (): Promise<Client> => {
     if (!client && !("client" in options)) {
       // One connection per owned file client, so the pragmas set at open
@@ -126,8 +154,8 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
     }
     const active = client as Client;
     if (closed && owned) active.close();
-    await retryBusy(() => applyPragmas(active, tuning));
-    await retryBusy(() => prepareSchema(active));
+    await attempt(active, () => applyPragmas(active, tuning));
+    await attempt(active, () => prepareSchema(active));
     return active;
   };
 
@@ -150,9 +178,8 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
       const found = new Map<string, { value: Uint8Array; version: string }>();
       try {
         for (let i = 0; i < encoded.length; i += GET_CHUNK) {
-          const result = await retryBusy(() =>
-            db.execute(getStatement(encoded.slice(i, i + GET_CHUNK)))
-          );
+          const chunk = getStatement(encoded.slice(i, i + GET_CHUNK));
+          const result = await attempt(db, () => db.execute(chunk));
           for (const row of result.rows) {
             found.set(bytesToMapKey(blob(row[0])), {
               value: blob(row[1]),
@@ -177,7 +204,7 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
       const db = await connect();
       if (scan.empty) return [];
       try {
-        const result = await retryBusy(() => db.execute(listStatement(scan)));
+        const result = await attempt(db, () => db.execute(listStatement(scan)));
         return result.rows.map(toEntry);
       } catch (error) {
         throw storageFailure(error, "list");
@@ -189,7 +216,7 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
       const db = await connect();
       const statements = commitStatements(plan);
       try {
-        const results = await retryBusy(() => db.batch(statements, "write"));
+        const results = await attempt(db, () => db.batch(statements, "write"));
         const counter = results[plan.checks.length].rows[0]?.[0];
         if (counter === undefined || counter === null) {
           throw new Error("version counter is missing");

@@ -118,23 +118,35 @@ export function isBusy(error: unknown): boolean {
     /SQLITE_(BUSY|LOCKED)|database (table )?is locked/.test(message);
 }
 
-const MAX_ATTEMPTS = 10;
+// SQLite hands a free lock to whichever waiter polls first, so under heavy
+// contention one writer can lose many times in a row; the bound is therefore
+// a time budget rather than a small attempt count.
+const RETRY_BUDGET_MS = 30_000;
 
 /**
- * Runs an operation, retrying with jittered exponential backoff while the
- * database is busy; any other failure, or a busy one after the last attempt,
- * is rethrown as-is for the caller to map.
+ * Runs an operation, retrying with jittered exponential backoff (capped at
+ * 200 ms) while the database is busy, for at most 30 s; any other failure, or
+ * a busy one past the budget, is rethrown as-is for the caller to map.
  *
  * @param work the operation; must be safe to repeat after a busy failure
+ * @param recover runs after each busy failure, before the backoff (a busy
+ *   failure inside it only means the next attempt recovers again)
  * @returns its result
  */
-export async function retryBusy<T>(work: () => Promise<T>): Promise<T> {
+export async function retryBusy<T>(
+  work: () => Promise<T>,
+  recover?: () => Promise<void>,
+): Promise<T> {
+  const deadline = Date.now() + RETRY_BUDGET_MS;
   for (let attempt = 1;; attempt++) {
     try {
       return await work();
     } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !isBusy(error)) throw error;
-      const delay = Math.min(500, 5 * 2 ** attempt) * (0.5 + Math.random());
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      await recover?.().catch((failure) => {
+        if (!isBusy(failure)) throw failure;
+      });
+      const delay = Math.min(200, 2 ** attempt) * (0.5 + Math.random());
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
