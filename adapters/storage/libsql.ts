@@ -50,7 +50,13 @@ export interface LibsqlTuning {
   busyTimeoutMs?: number;
 }
 
-/** Options of {@link libsqlStore}: a URL to open, or a client the caller owns. */
+/**
+ * Options of {@link libsqlStore}: a URL to open (`file:`, `:memory:`,
+ * `http(s):`, `libsql:`, `ws(s):`), or a client the caller owns. A shared
+ * local client gets WAL mode and the pragmas applied, and is reconnected
+ * after SQLITE_BUSY (see {@link libsqlStore}); give the store its own URL when
+ * other code uses the client concurrently.
+ */
 export type LibsqlStoreOptions =
   | (LibsqlTuning & { url: string; authToken?: string })
   | (LibsqlTuning & { client: Client });
@@ -67,12 +73,11 @@ function validate(options: LibsqlStoreOptions): Required<LibsqlTuning> {
       throw bad("client is not a libSQL client");
     }
   } else {
-    if (
-      typeof options.url !== "string" ||
-      !SCHEMES.has(options.url.slice(0, options.url.indexOf(":") + 1))
-    ) {
+    const url: unknown = options.url;
+    const scheme = typeof url === "string" ? url.slice(0, url.indexOf(":") + 1) : "";
+    if (url !== ":memory:" && !SCHEMES.has(scheme)) {
       throw bad(
-        `url must start with file:, http(s):, libsql: or ws(s):, got ${String(options.url)}`,
+        `url must be :memory: or start with file:, http(s):, libsql: or ws(s):, got ${String(url)}`,
       );
     }
     if (options.authToken !== undefined && typeof options.authToken !== "string") {
@@ -148,7 +153,7 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
       client = createClient({
         url: options.url,
         authToken: options.authToken,
-        concurrency: options.url.startsWith("file:") ? 1 : undefined,
+        concurrency: /^(file:|:memory:)/.test(options.url) ? 1 : undefined,
         timeout: tuning.busyTimeoutMs,
       });
     }
