@@ -14,7 +14,7 @@ if (!apiKey) {
   console.log("ANTHROPIC_API_KEY is not set: skipping the live Anthropic example.");
 } else {
   await liveExchange(anthropicMessages({
-    model: process.env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5",
+    model: process.env.ANTHROPIC_MODEL ?? "claude-sonnet-5-5",
     apiKey,
     maxTokens: 1024,
   }));

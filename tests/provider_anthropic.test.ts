@@ -11,7 +11,7 @@ const KEY = "sk-ant-test-0123456789abcdef";
 
 function messages(name: string, sent: SentRequest[] = [], maxTokens?: number) {
   return anthropicMessages({
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-5-5",
     apiKey: KEY,
     maxTokens,
     fetch: replayFetch(loadRecording(name), sent),
@@ -128,7 +128,7 @@ describe("anthropicMessages on recordings", { skip: fixturesMissing }, () => {
     );
     assert.ok(sent[0].headers["anthropic-version"]);
     assert.deepEqual(sent[0].body, {
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
       max_tokens: 1234,
       system: "Be brief.",
       messages: [{

@@ -22,7 +22,7 @@ type Kind = "chat" | "responses" | "anthropic";
 function gatewayFor(kind: Kind, fetch: typeof globalThis.fetch): Gateway {
   if (kind === "chat") return openAIChat({ model: "gpt-4o", apiKey: KEY, fetch });
   if (kind === "responses") return openAIResponses({ model: "gpt-4o", apiKey: KEY, fetch });
-  return anthropicMessages({ model: "claude-sonnet-4-5", apiKey: KEY, fetch });
+  return anthropicMessages({ model: "claude-sonnet-5-5", apiKey: KEY, fetch });
 }
 
 async function failWith(kind: Kind, recording: Recording): Promise<ProviderError> {
@@ -287,6 +287,15 @@ describe("broken streams and aborts", { skip: fixturesMissing }, () => {
       })();
       await assert.rejects(outcome, (error) => error === reason);
       assert.equal(events.length, 1);
+    });
+
+    test(`${kind}: aborting while a fetch that ignores its signal waits for headers`, async () => {
+      const never = (() => new Promise<Response>(() => {})) as typeof globalThis.fetch;
+      const controller = new AbortController();
+      const reason = new Error("gave up");
+      const pending = runGateway(gatewayFor(kind, never), undefined, controller.signal);
+      setTimeout(() => controller.abort(reason), 5);
+      assert.equal((await pending).error, reason);
     });
 
     test(`${kind}: an already aborted signal throws before any request`, async () => {

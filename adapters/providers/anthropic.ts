@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import { anthropicMessages } from "@floret/engine/anthropic";
- * const gateway = anthropicMessages({ model: "claude-sonnet-4-5", maxTokens: 2048 });
+ * const gateway = anthropicMessages({ model: "claude-sonnet-5-5", maxTokens: 2048 });
  * console.log(gateway.info.provider); // "anthropic"
  * ```
  *

@@ -23,7 +23,7 @@ import { renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
-import { abortable } from "./abortable.ts";
+import { abortable, raceAbort } from "./abortable.ts";
 import { FloretError } from "../../src/errors.ts";
 
 /** Options of {@link anthropicMessages}. */
@@ -48,8 +48,8 @@ const anthropicErrors: SdkErrorTypes = {
  * @example
  * ```ts
  * import { anthropicMessages } from "@floret/engine/anthropic";
- * const gateway = anthropicMessages({ model: "claude-sonnet-4-5", apiKey: "sk-ant-…" });
- * console.log(gateway.info.stateKey); // "anthropic:claude-sonnet-4-5:messages"
+ * const gateway = anthropicMessages({ model: "claude-sonnet-5-5", apiKey: "sk-ant-…" });
+ * console.log(gateway.info.stateKey); // "anthropic:claude-sonnet-5-5:messages"
  * ```
  *
  * @param options model, credentials, endpoint, capabilities and default output budget
@@ -101,7 +101,7 @@ async function* streamMessages(
   try {
     // Our renderer owns the wire shape; the SDK types are stricter than the API.
     const params = body as unknown as MessageCreateParamsStreaming;
-    const stream = await client.messages.create(params, { signal });
+    const stream = await raceAbort(client.messages.create(params, { signal }), signal);
     const parser = new AnthropicEventParser(info.stateKey);
     for await (const event of abortable(stream, signal)) {
       yield* parser.push(event);

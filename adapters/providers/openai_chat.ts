@@ -16,7 +16,7 @@ import { renderChatRequest } from "./openai_chat_request.ts";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ChatEventParser, completionAsChunk } from "./openai_chat_events.ts";
 import { toProviderError } from "./provider_errors.ts";
-import { abortable } from "./abortable.ts";
+import { abortable, raceAbort } from "./abortable.ts";
 
 /** Options of {@link openAIChat}. */
 export type OpenAIChatOptions = HttpGatewayOptions & {
@@ -70,12 +70,14 @@ async function* streamChat(
   try {
     // The body carries provider-specific fields the SDK types do not list.
     const params = body as unknown as ChatCompletionCreateParamsStreaming;
-    const { data, response } = await client.chat.completions.create(params, { signal })
-      .withResponse();
+    const { data, response } = await raceAbort(
+      client.chat.completions.create(params, { signal }).withResponse(),
+      signal,
+    );
     const parser = new ChatEventParser();
     if (isJson(response)) {
       // Some compatible servers ignore `stream: true`; the SDK stream is never read then.
-      yield* parser.push(completionAsChunk(await response.json()));
+      yield* parser.push(completionAsChunk(await raceAbort(response.json(), signal)));
     } else {
       for await (const chunk of abortable(data, signal)) yield* parser.push(chunk);
     }
