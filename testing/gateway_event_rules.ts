@@ -42,7 +42,12 @@ export function checkEventSequence(events: ProviderEvent[]): void {
         assert.ok(open.delete(event.callId), `end without an open call: ${event.callId}`);
         break;
       case "usage":
-        assert.equal(typeof event.usage, "object");
+        for (const [field, value] of Object.entries(event.usage)) {
+          assert.ok(
+            Number.isInteger(value) && value >= 0,
+            `usage.${field} is not a count: ${value}`,
+          );
+        }
         break;
       case "finish":
         assert.equal(open.size, 0, "finish while tool calls are open");

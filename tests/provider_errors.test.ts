@@ -231,9 +231,16 @@ describe("transport failures", () => {
 });
 
 const streams: Record<Kind, string> = {
-  chat: "openai-chat-stream-tool-call-fragmented.sse",
-  responses: "openai-responses-stream-function-call.sse",
+  chat: "openai-chat-stream-parallel-tool-calls.sse",
+  responses: "openai-responses-stream-parallel-function-calls.sse",
   anthropic: "anthropic-stream-parallel-tool-use.sse",
+};
+
+/** The request ids those recordings' headers carry. */
+const streamRequestIds: Record<Kind, string> = {
+  chat: "req_25b4f702f18f4761bc2f85329fc62817",
+  responses: "req_8d6d8f1c29d6405e959403d5f0e2384c",
+  anthropic: "req_011CWF2TpdUb3CxBYz61BPNn",
 };
 
 describe("broken streams and aborts", { skip: fixturesMissing }, () => {
@@ -263,6 +270,7 @@ describe("broken streams and aborts", { skip: fixturesMissing }, () => {
         );
         assert.equal(result.error.kind, "stream_interrupted");
         assert.equal(result.error.retry, "retryable");
+        assert.equal(result.error.requestId, streamRequestIds[kind]);
         assert.ok(!result.events.some((event) => event.type === "finish"));
       }
     });

@@ -203,6 +203,20 @@ describe("openAIChat on recordings", { skip: fixturesMissing }, () => {
     });
   });
 
+  test("extraBody adds fields but never overrides what the gateway renders", async () => {
+    const sent: SentRequest[] = [];
+    const gateway = openAIChat({
+      model: "gpt-4o-mini",
+      apiKey: KEY,
+      extraBody: { temperature: 0.2, model: "other", stream: false },
+      fetch: replayFetch(loadRecording("openai-chat-stream-text-usage.sse"), sent),
+    });
+    await runGateway(gateway);
+    assert.equal(sent[0].body.temperature, 0.2);
+    assert.equal(sent[0].body.model, "gpt-4o-mini");
+    assert.equal(sent[0].body.stream, true);
+  });
+
   test("compatible providers get max_tokens; DeepSeek gets its reasoning back in a tool loop", async () => {
     const sent: SentRequest[] = [];
     const request = basicRequest({

@@ -96,7 +96,6 @@ async function* streamMessages(
     timeout: NO_SDK_TIMEOUT_MS,
     defaultHeaders: options.headers,
     logLevel: "off",
-    dangerouslyAllowBrowser: true,
   });
   try {
     // Our renderer owns the wire shape; the SDK types are stricter than the API.

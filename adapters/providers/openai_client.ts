@@ -38,9 +38,6 @@ export function openAIAttempt(options: HttpGatewayOptions): OpenAIAttempt {
     timeout: NO_SDK_TIMEOUT_MS,
     defaultHeaders: options.headers,
     logLevel: "off",
-    // The gateway may run in browsers and edge workers by the host's choice;
-    // key handling is the host's responsibility, not the SDK's.
-    dangerouslyAllowBrowser: true,
   });
   return { client, capture };
 }

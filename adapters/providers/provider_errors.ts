@@ -70,10 +70,15 @@ export function redactSecrets(text: string, apiKey: string | undefined): string 
  * @param cause the underlying failure
  * @returns a retryable ProviderError of kind `stream_interrupted`
  */
-export function streamInterrupted(message: string, cause?: unknown): ProviderError {
+export function streamInterrupted(
+  message: string,
+  cause?: unknown,
+  requestId?: string,
+): ProviderError {
   return new ProviderError(`Provider stream interrupted: ${message}`, {
     retry: "retryable",
     kind: "stream_interrupted",
+    requestId,
     cause,
   });
 }
@@ -88,7 +93,23 @@ export function streamInterrupted(message: string, cause?: unknown): ProviderErr
  */
 export function toProviderError(error: unknown, context: ErrorContext): unknown {
   if (context.signal.aborted) return context.signal.reason;
-  if (error instanceof ProviderError || error instanceof FloretError) return error;
+  if (error instanceof FloretError) return error;
+  const headers = context.capture?.headers;
+  const streamRequestId = headers?.get("x-request-id") ?? headers?.get("request-id") ?? undefined;
+  if (error instanceof ProviderError) {
+    // Parser errors know nothing of the response; add its request id for support tickets.
+    if (error.requestId !== undefined || streamRequestId === undefined) return error;
+    return new ProviderError(error.message, {
+      status: error.status,
+      retry: error.retry,
+      retryAfterMs: error.retryAfterMs,
+      kind: error.kind,
+      providerCode: error.providerCode,
+      requestId: streamRequestId,
+      body: error.body,
+      cause: error.cause,
+    });
+  }
   const { sdk, label } = context;
   if (sdk.isTimeout(error)) {
     return new ProviderError(`${label} request timed out`, {
@@ -111,7 +132,11 @@ export function toProviderError(error: unknown, context: ErrorContext): unknown 
   if (sdk.isApiError(error)) return fromApiError(error, context);
   // Anything else happened while reading the body: bad JSON, a cut connection.
   const detail = error instanceof Error ? error.message : String(error);
-  return streamInterrupted(redactSecrets(detail, context.apiKey), safeCause(error, context.apiKey));
+  return streamInterrupted(
+    redactSecrets(detail, context.apiKey),
+    safeCause(error, context.apiKey),
+    streamRequestId,
+  );
 }
 
 /**
