@@ -209,6 +209,29 @@ describe("in-stream errors (synthetic frames: no recording of these exists)", {
   });
 });
 
+test("a request that cannot be built fails as never-retryable, without calling fetch", async () => {
+  let calls = 0;
+  const fetch = (() => {
+    calls++;
+    return Promise.reject(new Error("must not be called"));
+  }) as typeof globalThis.fetch;
+  // A header value with a line break cannot be sent by any runtime.
+  const headers = { "x-broken": "line\nbreak" };
+  for (
+    const gateway of [
+      openAIChat({ model: "gpt-4o", apiKey: KEY, headers, fetch }),
+      openAIResponses({ model: "gpt-4o", apiKey: KEY, headers, fetch }),
+      anthropicMessages({ model: "claude-sonnet-5-5", apiKey: KEY, headers, fetch }),
+    ]
+  ) {
+    const result = await runGateway(gateway);
+    assert.ok(result.error instanceof ProviderError, String(result.error));
+    assert.equal(result.error.retry, "never");
+    assertNoKey(result.error);
+  }
+  assert.equal(calls, 0);
+});
+
 describe("transport failures", () => {
   const kinds: Kind[] = ["chat", "responses", "anthropic"];
   for (const kind of kinds) {

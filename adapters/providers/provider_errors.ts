@@ -130,8 +130,20 @@ export function toProviderError(error: unknown, context: ErrorContext): unknown 
     });
   }
   if (sdk.isApiError(error)) return fromApiError(error, context);
-  // Anything else happened while reading the body: bad JSON, a cut connection.
   const detail = error instanceof Error ? error.message : String(error);
+  if (context.capture === undefined) {
+    // Failing before any response is a setup problem (no credentials, a bad
+    // header); retrying the same request cannot fix it.
+    return new ProviderError(
+      `${label} request could not be sent: ${redactSecrets(detail, context.apiKey)}`,
+      {
+        retry: "never",
+        kind: "unknown",
+        cause: safeCause(error, context.apiKey),
+      },
+    );
+  }
+  // Anything else happened while reading the body: bad JSON, a cut connection.
   return streamInterrupted(
     redactSecrets(detail, context.apiKey),
     safeCause(error, context.apiKey),
