@@ -43,7 +43,7 @@ const anthropicErrors: SdkErrorTypes = {
  * Creates a gateway for Anthropic Messages. Streams text, tool use and
  * thinking; signed thinking blocks come back in `finish.state` and are
  * replayed from the assistant message's `state`. Enable thinking with
- * `extraBody: { thinking: { type: "enabled", budget_tokens: 2048 } }`.
+ * `extraBody: { thinking: { type: "adaptive" } }`.
  *
  * @example
  * ```ts
@@ -88,16 +88,16 @@ async function* streamMessages(
   });
   // A client per attempt keeps the captured responses of concurrent attempts apart.
   const capture = capturingFetch(options.fetch);
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    fetch: capture.fetch,
-    maxRetries: 0,
-    timeout: NO_SDK_TIMEOUT_MS,
-    defaultHeaders: options.headers,
-    logLevel: "off",
-  });
   try {
+    const client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      fetch: capture.fetch,
+      maxRetries: 0,
+      timeout: NO_SDK_TIMEOUT_MS,
+      defaultHeaders: options.headers,
+      logLevel: "off",
+    });
     // Our renderer owns the wire shape; the SDK types are stricter than the API.
     const params = body as unknown as MessageCreateParamsStreaming;
     const stream = await raceAbort(client.messages.create(params, { signal }), signal);

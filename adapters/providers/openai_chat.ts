@@ -11,7 +11,8 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
-import { openAIAttempt, openAIErrors } from "./openai_client.ts";
+import { openAIClient, openAIErrors } from "./openai_client.ts";
+import { capturingFetch } from "./http_capture.ts";
 import { renderChatRequest } from "./openai_chat_request.ts";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ChatEventParser, completionAsChunk } from "./openai_chat_events.ts";
@@ -60,7 +61,7 @@ async function* streamChat(
     capabilities: info.capabilities,
     extraBody: options.extraBody,
   });
-  const { client, capture } = openAIAttempt(options);
+  const capture = capturingFetch(options.fetch);
   const context = {
     signal,
     apiKey: options.apiKey,
@@ -68,6 +69,7 @@ async function* streamChat(
     label: labelOf(info.provider),
   };
   try {
+    const client = openAIClient(options, capture.fetch);
     // The body carries provider-specific fields the SDK types do not list.
     const params = body as unknown as ChatCompletionCreateParamsStreaming;
     const { data, response } = await raceAbort(

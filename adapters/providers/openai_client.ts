@@ -7,39 +7,28 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, OpenAI } from "openai";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { NO_SDK_TIMEOUT_MS } from "./http_options.ts";
-import { capturingFetch } from "./http_capture.ts";
-import type { CapturingFetch } from "./http_capture.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
-
-/** A client and the capture of its responses. */
-export interface OpenAIAttempt {
-  /** The SDK client for this attempt only. */
-  client: OpenAI;
-  /** What the attempt's fetch saw. */
-  capture: CapturingFetch;
-}
 
 /**
  * Creates a client for one attempt. A client per attempt keeps the captured
  * response of concurrent attempts apart; constructing one does no I/O.
  *
  * @param options the gateway options
- * @returns the client and its capture
+ * @param fetch the attempt's capturing fetch
+ * @returns the SDK client
  */
-export function openAIAttempt(options: HttpGatewayOptions): OpenAIAttempt {
-  const capture = capturingFetch(options.fetch);
-  const client = new OpenAI({
+export function openAIClient(options: HttpGatewayOptions, fetch: typeof globalThis.fetch): OpenAI {
+  return new OpenAI({
     // The SDK throws at construction without a key; a placeholder lets
     // keyless compatible servers (local models) work and fails upstream with a 401 otherwise.
     apiKey: options.apiKey ?? readEnvKey() ?? "missing-api-key",
     baseURL: options.baseURL,
-    fetch: capture.fetch,
+    fetch,
     maxRetries: 0,
     timeout: NO_SDK_TIMEOUT_MS,
     defaultHeaders: options.headers,
     logLevel: "off",
   });
-  return { client, capture };
 }
 
 function readEnvKey(): string | undefined {

@@ -11,7 +11,8 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
-import { openAIAttempt, openAIErrors } from "./openai_client.ts";
+import { openAIClient, openAIErrors } from "./openai_client.ts";
+import { capturingFetch } from "./http_capture.ts";
 import { renderResponsesRequest } from "./openai_responses_request.ts";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
 import { ResponsesEventParser } from "./openai_responses_events.ts";
@@ -54,8 +55,9 @@ async function* streamResponses(
     capabilities: info.capabilities,
     extraBody: options.extraBody,
   });
-  const { client, capture } = openAIAttempt(options);
+  const capture = capturingFetch(options.fetch);
   try {
+    const client = openAIClient(options, capture.fetch);
     // Our renderer owns the wire shape; the SDK types are stricter than the API.
     const params = body as unknown as ResponseCreateParamsStreaming;
     const stream = await raceAbort(client.responses.create(params, { signal }), signal);
