@@ -157,6 +157,25 @@ describe("openAIResponses on recordings", { skip: fixturesMissing }, () => {
     });
   });
 
+  test("encrypted reasoning is asked for only from reasoning models", async () => {
+    const include = async (model: string, reasoning?: "supported" | "unsupported") => {
+      const sent: SentRequest[] = [];
+      const gateway = openAIResponses({
+        model,
+        apiKey: KEY,
+        capabilities: reasoning ? { reasoning } : undefined,
+        fetch: replayFetch(loadRecording("openai-responses-stream-text.sse"), sent),
+      });
+      await runGateway(gateway);
+      return sent[0].body.include;
+    };
+    assert.deepEqual(await include("o4-mini"), ["reasoning.encrypted_content"]);
+    assert.deepEqual(await include("gpt-5.1-codex-max"), ["reasoning.encrypted_content"]);
+    assert.equal(await include("gpt-4o"), undefined);
+    assert.equal(await include("gpt-5", "unsupported"), undefined);
+    assert.deepEqual(await include("my-finetune", "supported"), ["reasoning.encrypted_content"]);
+  });
+
   test("round trip over the multi-turn recording replays the encrypted reasoning item", async () => {
     const turns = splitResponses("openai-responses-stream-reasoning-multiturn.chunks.jsonl");
     assert.equal(turns.length, 4);

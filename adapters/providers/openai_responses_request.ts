@@ -78,10 +78,7 @@ export function renderResponsesRequest(
     stream: true,
     store: false,
   };
-  // Models without reasoning may reject the include; say so via capabilities.
-  if (options.capabilities.reasoning !== "unsupported") {
-    body.include = ["reasoning.encrypted_content"];
-  }
+  if (wantsEncryptedReasoning(options)) body.include = ["reasoning.encrypted_content"];
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       type: "function",
@@ -134,4 +131,20 @@ function renderMessage(
       return never;
     }
   }
+}
+
+// OpenAI's reasoning families; anything else is assumed not to reason unless
+// capabilities say so.
+const REASONING_MODEL = /^(o\d|gpt-[5-9])|codex/i;
+
+/**
+ * Whether to ask for encrypted reasoning. Without `store`, replaying a
+ * reasoning item needs it, but models without reasoning reject the request
+ * ("Encrypted content is not supported with this model"), so capabilities
+ * decide and the model name is the fallback guess.
+ */
+function wantsEncryptedReasoning(options: ResponsesRenderOptions): boolean {
+  const declared = options.capabilities.reasoning;
+  if (declared !== undefined) return declared === "supported";
+  return REASONING_MODEL.test(options.model);
 }
