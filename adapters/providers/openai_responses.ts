@@ -23,6 +23,8 @@ import { abortable, raceAbort } from "./abortable.ts";
  * Creates a gateway for the OpenAI Responses API. Requests are stateless
  * (`store: false`); reasoning items come back with encrypted content in
  * `finish.state`, and are replayed from the assistant message's `state`.
+ * Reasoning summaries stream as `reasoning` events when asked for, e.g.
+ * `extraBody: { reasoning: { effort: "low", summary: "auto" } }`.
  *
  * @example
  * ```ts
