@@ -83,7 +83,8 @@ function checkNeutralCore() {
   for (const file of listFiles("src", (p) => p.endsWith(".ts") && !p.endsWith("_runtime.ts"))) {
     readFileSync(file, "utf8").split("\n").forEach((line, i) => {
       if (
-        /from\s+["'](node:|npm:|jsr:)|import\(\s*["']node:|\bDeno\.|\bBun\.|\bprocess\./.test(line)
+        /from\s+["'](node:|npm:|jsr:)|import\(\s*["']node:|\bDeno\.|\bBun\.|\bprocess\.[A-Za-z]/
+          .test(line)
       ) {
         offenders.push(`${file}:${i + 1}: ${line.trim()}`);
       }

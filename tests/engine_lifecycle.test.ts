@@ -190,7 +190,12 @@ describe("request keys", () => {
   test("respond names no interaction in this release: interaction_not_found", async () => {
     const e = await engine([]);
     await assert.rejects(
-      e.threads.respond({ threadId: e.threadId, requestKey: "r", interactionId: "int_x", decision: "approve" }),
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "r",
+        interactionId: "int_x",
+        decision: "approve",
+      }),
       isCode("interaction_not_found"),
     );
     await e.host.shutdown();
