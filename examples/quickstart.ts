@@ -29,17 +29,28 @@ async function chooseGateway(): Promise<{ gateway: Gateway; label: string }> {
     const { openAIChat } = await import("@floret/engine/openai");
     const model = globalThis.process?.env?.OPENAI_MODEL ?? "gpt-4.1-mini";
     const baseURL = globalThis.process?.env?.OPENAI_BASE_URL;
-    return { gateway: openAIChat({ model, apiKey, baseURL }), label: `real model ${model} (OPENAI_API_KEY is set)` };
+    return {
+      gateway: openAIChat({ model, apiKey, baseURL }),
+      label: `real model ${model} (OPENAI_API_KEY is set)`,
+    };
   }
   const gateway = scriptedGateway([
-    { toolCalls: [{ name: "get_weather", arguments: { city: "Lisbon" } }, { name: "get_weather", arguments: { city: "Oslo" } }] },
+    {
+      toolCalls: [{ name: "get_weather", arguments: { city: "Lisbon" } }, {
+        name: "get_weather",
+        arguments: { city: "Oslo" },
+      }],
+    },
     {
       text: "Lisbon is 16 °C and clear; Oslo is 14 °C and clear. Both are fine for a walk — " +
         "Lisbon is the warmer of the two.",
       reasoning: "Both tools answered; compare the temperatures.",
     },
   ]);
-  return { gateway: typewriter(gateway), label: "scripted model (set OPENAI_API_KEY to use a real one)" };
+  return {
+    gateway: typewriter(gateway),
+    label: "scripted model (set OPENAI_API_KEY to use a real one)",
+  };
 }
 
 /** Re-splits a scripted model's text into words with a short pause, so the demo visibly streams. */
@@ -68,7 +79,8 @@ console.log(`Journal: libSQL file ${dbPath}\n`);
 const host = await openHost({ store: libsqlStore({ url: `file:${dbPath}` }) });
 const agent = defineAgent({
   id: "weather-demo",
-  systemPrompt: "You answer weather questions. Use get_weather for every city you mention. Be brief.",
+  systemPrompt:
+    "You answer weather questions. Use get_weather for every city you mention. Be brief.",
   gateway,
   tools: [weather],
 });
@@ -82,8 +94,12 @@ const printing = (async () => {
   for await (const update of updates as AsyncIterable<ThreadUpdate>) {
     if (update.type !== "batch") continue;
     for (const op of update.ops) {
-      if (op.op === "add" && op.item.kind === "tool") console.log(`  [tool] ${op.item.tool?.name}(${op.item.tool?.arguments})`);
-      if (op.op === "add" && op.item.kind === "assistant") write(`\nassistant: ${op.item.text ?? ""}`);
+      if (op.op === "add" && op.item.kind === "tool") {
+        console.log(`  [tool] ${op.item.tool?.name}(${op.item.tool?.arguments})`);
+      }
+      if (op.op === "add" && op.item.kind === "assistant") {
+        write(`\nassistant: ${op.item.text ?? ""}`);
+      }
       if (op.op === "append-text" && op.itemId.endsWith(":assistant")) write(op.text);
     }
   }
@@ -98,11 +114,17 @@ await printing;
 
 console.log("\n\nSettled view from the journal:");
 for (const item of view.items) {
-  const body = item.kind === "tool" ? `${item.tool?.name} → ${item.tool?.status}: ${item.tool?.output}` : item.text;
+  const body = item.kind === "tool"
+    ? `${item.tool?.name} → ${item.tool?.status}: ${item.tool?.output}`
+    : item.text;
   console.log(`  #${item.ordinal} ${item.kind.padEnd(9)} ${body}`);
 }
 const turn = view.turns.at(-1);
-console.log(`Turn ${turn?.outcome}${turn?.failure ? ` (${turn.failure.code}: ${turn.failure.message})` : ""}.`);
+console.log(
+  `Turn ${turn?.outcome}${
+    turn?.failure ? ` (${turn.failure.code}: ${turn.failure.message})` : ""
+  }.`,
+);
 
 await host.shutdown();
 

@@ -5,8 +5,14 @@ import { defineTool, type ObservationEvent, type ThreadView } from "@floret/engi
 import { addTool, engine, lastTurn, sendAndWait } from "./support/engine.ts";
 
 const toolMessages = (messages: { role: string }[]) =>
-  messages.filter((m) => m.role === "tool") as { role: "tool"; output: string; isError?: boolean; name: string }[];
-const tools = (view: ThreadView) => view.items.filter((item) => item.kind === "tool").map((item) => item.tool!);
+  messages.filter((m) => m.role === "tool") as {
+    role: "tool";
+    output: string;
+    isError?: boolean;
+    name: string;
+  }[];
+const tools = (view: ThreadView) =>
+  view.items.filter((item) => item.kind === "tool").map((item) => item.tool!);
 
 describe("tool calls", () => {
   test("a denied call is a normal result the model sees", async () => {
@@ -16,7 +22,13 @@ describe("tool calls", () => {
       description: "Remove a file",
       effect: "write",
       input: z.object({ path: z.string() }),
-      permission: (input) => (input.path.startsWith("/etc") ? "deny" : input.path.startsWith("/home") ? "ask" : "allow"),
+      permission: (
+        input,
+      ) => (input.path.startsWith("/etc")
+        ? "deny"
+        : input.path.startsWith("/home")
+        ? "ask"
+        : "allow"),
       execute: () => {
         ran.count++;
         return "removed";
@@ -54,7 +66,10 @@ describe("tool calls", () => {
     const view = await sendAndWait(e, "add badly");
     assert.equal(calls.count, 0);
     assert.deepEqual(tools(view), [], "rejected calls produce no tool item");
-    assert.deepEqual(lastTurn(view), { outcome: "failed", code: "tool_argument_correction_exhausted" });
+    assert.deepEqual(lastTurn(view), {
+      outcome: "failed",
+      code: "tool_argument_correction_exhausted",
+    });
     const feedback = toolMessages(e.gateway.requests[1].messages)[0];
     assert.equal(feedback.isError, true);
     assert.match(feedback.output, /not valid JSON/);
@@ -75,14 +90,19 @@ describe("tool calls", () => {
     const view = await sendAndWait(e, "go");
     assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
     assert.equal(calls.count, 2, "valid siblings of an invalid call still run");
-    assert.match(toolMessages(e.gateway.requests[4].messages).at(-2)!.output, /Unknown tool "nope"/);
+    assert.match(
+      toolMessages(e.gateway.requests[4].messages).at(-2)!.output,
+      /Unknown tool "nope"/,
+    );
     await e.host.shutdown();
   });
 
   test("the third identical call in a row is refused, the fourth fails the turn", async () => {
     const calls = { count: 0 };
     const same = { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] };
-    const e = await engine([same, same, same, same, { text: "unreached" }], { tools: [addTool(calls)] });
+    const e = await engine([same, same, same, same, { text: "unreached" }], {
+      tools: [addTool(calls)],
+    });
     const view = await sendAndWait(e, "loop");
     assert.equal(calls.count, 2);
     assert.deepEqual(lastTurn(view), { outcome: "failed", code: "tool_repetition" });
@@ -91,7 +111,10 @@ describe("tool calls", () => {
   });
 
   test("maxSteps ends a runaway turn", async () => {
-    const steps = Array.from({ length: 5 }, (_, i) => ({ toolCalls: [{ name: "add", arguments: { a: i, b: 1 } }] }));
+    const steps = Array.from(
+      { length: 5 },
+      (_, i) => ({ toolCalls: [{ name: "add", arguments: { a: i, b: 1 } }] }),
+    );
     const e = await engine(steps, { agent: { maxSteps: 3 } });
     const view = await sendAndWait(e, "run away");
     assert.deepEqual(lastTurn(view), { outcome: "failed", code: "max_steps" });
@@ -112,12 +135,20 @@ describe("tool calls", () => {
       },
     });
     const e = await engine([
-      { toolCalls: [{ name: "sleep", arguments: { ms: 60, label: "slow" } }, { name: "sleep", arguments: { ms: 1, label: "fast" } }] },
+      {
+        toolCalls: [{ name: "sleep", arguments: { ms: 60, label: "slow" } }, {
+          name: "sleep",
+          arguments: { ms: 1, label: "fast" },
+        }],
+      },
       { text: "ok" },
     ], { tools: [sleep] });
     await sendAndWait(e, "go");
     assert.deepEqual(order, ["fast", "slow"]);
-    assert.deepEqual(toolMessages(e.gateway.requests[1].messages).map((m) => m.output), ["slow", "fast"]);
+    assert.deepEqual(toolMessages(e.gateway.requests[1].messages).map((m) => m.output), [
+      "slow",
+      "fast",
+    ]);
     await e.host.shutdown();
   });
 
@@ -135,7 +166,11 @@ describe("tool calls", () => {
       description: "Unsure",
       effect: "network",
       input: z.object({}),
-      execute: () => ({ output: "timed out after sending", isError: true, effectOutcome: "uncertain" as const }),
+      execute: () => ({
+        output: "timed out after sending",
+        isError: true,
+        effectOutcome: "uncertain" as const,
+      }),
     });
     const e = await engine([
       { toolCalls: [{ name: "boom", arguments: {} }] },
@@ -155,7 +190,9 @@ describe("tool calls", () => {
       input: z.object({}),
       execute: () => "é".repeat(50_000) + "MIDDLE" + "x".repeat(50_000),
     });
-    const e = await engine([{ toolCalls: [{ name: "dump", arguments: {} }] }, { text: "ok" }], { tools: [big] });
+    const e = await engine([{ toolCalls: [{ name: "dump", arguments: {} }] }, { text: "ok" }], {
+      tools: [big],
+    });
     const view = await sendAndWait(e, "go");
     const output = toolMessages(e.gateway.requests[1].messages)[0].output;
     assert.ok(new TextEncoder().encode(output).length < 40_000);
@@ -171,7 +208,9 @@ describe("tool calls", () => {
     const [tool] = e.gateway.requests[0].tools;
     assert.equal(tool.name, "add");
     assert.deepEqual(tool.inputSchema.required, ["a", "b"]);
-    assert.deepEqual((tool.inputSchema.properties as Record<string, unknown>).a, { type: "number" });
+    assert.deepEqual((tool.inputSchema.properties as Record<string, unknown>).a, {
+      type: "number",
+    });
     await e.host.shutdown();
   });
 });
@@ -188,7 +227,12 @@ describe("provider recovery", () => {
     ]);
     const host = await openHost({ store: memoryStore(), onEvent: (event) => events.push(event) });
     const threads = host.threads({
-      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: { delaysMs: [1, 1, 1, 1] } }),
+      agent: defineAgent({
+        id: "a",
+        systemPrompt: "s",
+        gateway,
+        providerRetry: { delaysMs: [1, 1, 1, 1] },
+      }),
     });
     const { threadId } = await threads.create({ requestKey: "c" });
     await threads.send({ threadId, requestKey: "s", input: { text: "secret prompt text" } });
@@ -201,21 +245,31 @@ describe("provider recovery", () => {
   });
 
   test("a non-retryable error fails the turn with provider_error and keeps the status", async () => {
-    const e = await engine([{ error: { status: 401, retry: "never", message: "Invalid API key" } }]);
+    const e = await engine([{
+      error: { status: 401, retry: "never", message: "Invalid API key" },
+    }]);
     const view = await sendAndWait(e, "hi");
     assert.deepEqual(lastTurn(view), { outcome: "failed", code: "provider_error" });
     assert.match(view.turns[0].failure!.message, /Invalid API key/);
-    assert.equal((view.turns[0].failure as { provider?: { status?: number } }).provider?.status, 401);
+    assert.equal(
+      (view.turns[0].failure as { provider?: { status?: number } }).provider?.status,
+      401,
+    );
     await e.host.shutdown();
   });
 
   test("retries stop after the policy's attempts; timeouts have their own limit", async () => {
-    const e = await engine(Array.from({ length: 6 }, () => ({ error: { retry: "retryable" as const } })));
+    const e = await engine(
+      Array.from({ length: 6 }, () => ({ error: { retry: "retryable" as const } })),
+    );
     const view = await sendAndWait(e, "hi");
     assert.deepEqual(lastTurn(view), { outcome: "failed", code: "provider_error" });
     assert.equal(e.gateway.requests.length, 5, "one attempt plus four retries");
     const t = await engine(Array.from({ length: 6 }, () => ({ hang: true as const })), {
-      agent: { timeouts: { firstOutputMs: 20 }, providerRetry: { delaysMs: [1, 1, 1, 1], maxTimeoutRetries: 2 } },
+      agent: {
+        timeouts: { firstOutputMs: 20 },
+        providerRetry: { delaysMs: [1, 1, 1, 1], maxTimeoutRetries: 2 },
+      },
     });
     const timedOut = await sendAndWait(t, "hi");
     assert.deepEqual(lastTurn(timedOut), { outcome: "failed", code: "provider_error" });

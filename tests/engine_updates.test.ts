@@ -15,7 +15,11 @@ function apply(view: ThreadView, ops: ViewOp[]): void {
         break;
       case "append-text": {
         const item = view.items.find((i) => i.id === op.itemId) as ThreadItem;
-        assert.equal(new TextEncoder().encode(item.text ?? "").length, op.offset, "offsets are UTF-8 byte offsets");
+        assert.equal(
+          new TextEncoder().encode(item.text ?? "").length,
+          op.offset,
+          "offsets are UTF-8 byte offsets",
+        );
         item.text = (item.text ?? "") + op.text;
         break;
       }
@@ -64,7 +68,10 @@ describe("subscribe", () => {
   });
 
   test("a subscriber that falls behind gets resync and the engine keeps running", async () => {
-    const steps = Array.from({ length: 80 }, (_, i) => ({ toolCalls: [{ name: "add", arguments: { a: i, b: 1 } }] }));
+    const steps = Array.from(
+      { length: 80 },
+      (_, i) => ({ toolCalls: [{ name: "add", arguments: { a: i, b: 1 } }] }),
+    );
     const e = await engine([...steps, { text: "done" }], { agent: { maxSteps: 100 } });
     const updates = e.threads.subscribe(e.threadId)[Symbol.asyncIterator]();
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
@@ -79,7 +86,8 @@ describe("subscribe", () => {
   test("aborting or breaking ends the iteration; subscribe registers at once; shutdown ends subscriptions", async () => {
     const e = await engine([{ text: "x" }]);
     const controller = new AbortController();
-    const updates = e.threads.subscribe(e.threadId, { signal: controller.signal })[Symbol.asyncIterator]();
+    const updates = e.threads.subscribe(e.threadId, { signal: controller.signal })
+      [Symbol.asyncIterator]();
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
     const first = await updates.next();
     assert.equal(first.done, false, "updates made before the first next() are delivered");
@@ -97,7 +105,10 @@ describe("subscribe", () => {
   test("subscribing to an unknown thread fails with thread_not_found", async () => {
     const e = await engine([]);
     const updates = e.threads.subscribe("thread_missing")[Symbol.asyncIterator]();
-    await assert.rejects(updates.next(), (error: unknown) => (error as { code?: string }).code === "thread_not_found");
+    await assert.rejects(
+      updates.next(),
+      (error: unknown) => (error as { code?: string }).code === "thread_not_found",
+    );
     await e.host.shutdown();
   });
 });

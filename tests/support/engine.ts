@@ -65,7 +65,11 @@ export async function engine(
 }
 
 /** Sends a message and waits until the thread is idle. */
-export async function sendAndWait(e: TestEngine, text: string, requestKey = `send:${text}`): Promise<ThreadView> {
+export async function sendAndWait(
+  e: TestEngine,
+  text: string,
+  requestKey = `send:${text}`,
+): Promise<ThreadView> {
   await e.threads.send({ threadId: e.threadId, requestKey, input: { text } });
   return await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
 }
@@ -86,7 +90,9 @@ export async function until(
   for (;;) {
     const view = await e.threads.view(e.threadId);
     if (predicate(view)) return view;
-    if (Date.now() > deadline) throw new Error(`Condition not met; last view: ${JSON.stringify(view)}`);
+    if (Date.now() > deadline) {
+      throw new Error(`Condition not met; last view: ${JSON.stringify(view)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
