@@ -118,6 +118,29 @@ describe("anthropicMessages on recordings", { skip: fixturesMissing }, () => {
     });
   }
 
+  test("tool input sent whole in content_block_start (non-streaming proxies; synthetic)", async () => {
+    const recording = loadRecording("anthropic-stream-parallel-tool-use.sse");
+    const text = new TextDecoder().decode(recording.body)
+      .replace(/"input":\{\}/g, '"input":{"password":"whole"}')
+      .replace(
+        /event: content_block_delta\ndata: \{"type":"content_block_delta","index":[12],"delta":\{"type":"input_json_delta"[^\n]*\n\n/g,
+        "",
+      );
+    const sent: SentRequest[] = [];
+    const gateway = anthropicMessages({
+      model: "claude-sonnet-5-5",
+      apiKey: KEY,
+      fetch: replayFetch({ ...recording, body: new TextEncoder().encode(text) }, sent),
+    });
+    const result = await runGateway(gateway);
+    assert.equal(result.error, undefined);
+    assert.equal(violation(result.events), undefined);
+    assert.deepEqual(summarize(result.events).toolCalls.map((call) => JSON.parse(call.arguments)), [
+      { password: "whole" },
+      { password: "whole" },
+    ]);
+  });
+
   test("request: system, tools, max_tokens defaults and headers", async () => {
     const sent: SentRequest[] = [];
     await runGateway(messages("anthropic-stream-max-tokens.sse", sent, 1234));

@@ -12,7 +12,7 @@ type Wire = Record<string, unknown>;
 
 type Block =
   | { type: "text" }
-  | { type: "tool_use"; callId: string; ended: boolean }
+  | { type: "tool_use"; callId: string; ended: boolean; sawDelta: boolean; startInput: string }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "other" };
 
@@ -123,7 +123,16 @@ export class AnthropicEventParser {
         if (typeof block.id !== "string" || typeof block.name !== "string") {
           throw streamInterrupted("a tool_use block has no id or name");
         }
-        this.#blocks.set(at, { type: "tool_use", callId: block.id, ended: false });
+        // Proxies that do not stream tool input send it whole here instead.
+        const input = record(block.input);
+        const startInput = Object.keys(input).length > 0 ? JSON.stringify(input) : "";
+        this.#blocks.set(at, {
+          type: "tool_use",
+          callId: block.id,
+          ended: false,
+          sawDelta: false,
+          startInput,
+        });
         return [{ type: "tool-call-start", callId: block.id, name: block.name }];
       }
       case "thinking": {
@@ -148,6 +157,7 @@ export class AnthropicEventParser {
     if (block.type === "text" && delta.type === "text_delta") return text(delta.text, "text");
     if (block.type === "tool_use" && delta.type === "input_json_delta" && !block.ended) {
       const part = delta.partial_json;
+      if (typeof part === "string" && part !== "") block.sawDelta = true;
       return typeof part === "string" && part !== ""
         ? [{ type: "tool-call-delta", callId: block.callId, argumentsDelta: part }]
         : [];
@@ -180,7 +190,16 @@ export class AnthropicEventParser {
     }
     if (block?.type === "tool_use" && !block.ended) {
       block.ended = true;
-      return [{ type: "tool-call-end", callId: block.callId }];
+      const events: ProviderEvent[] = [];
+      if (!block.sawDelta && block.startInput !== "") {
+        events.push({
+          type: "tool-call-delta",
+          callId: block.callId,
+          argumentsDelta: block.startInput,
+        });
+      }
+      events.push({ type: "tool-call-end", callId: block.callId });
+      return events;
     }
     return [];
   }
@@ -191,11 +210,9 @@ export class AnthropicEventParser {
     }
     this.#done = true;
     const events: ProviderEvent[] = [];
-    for (const block of this.#blocks.values()) {
-      if (block.type === "tool_use" && !block.ended) {
-        block.ended = true;
-        events.push({ type: "tool-call-end", callId: block.callId });
-      }
+    // A block left open by the server still closes before the finish.
+    for (const [index, block] of this.#blocks) {
+      if (block.type === "tool_use" && !block.ended) events.push(...this.#stop(index));
     }
     const hasCalls = [...this.#blocks.values()].some((block) => block.type === "tool_use");
     let reason = FINISH[this.#stopReason] ?? "stop";
