@@ -253,6 +253,82 @@ describe("host", () => {
     await host.shutdown();
   });
 
+  test("hosts sharing a store: the owner's run survives another host's writes and runs its queued input", async () => {
+    const { openHost, defineAgent } = await import("@floret/engine");
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const store = memoryStore();
+    const e = await engine([
+      { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] },
+      { text: "two", delayMs: 80 },
+      { text: "queued on the other host, answered here" },
+    ], { store });
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "1+1" } });
+    await until(
+      e,
+      (view) =>
+        view.items.some((item) => item.kind === "tool" && item.tool?.status === "completed"),
+    );
+    // A second host on the same store: its start-up leaves the live turn alone.
+    const other = await openHost({
+      store: { ...store, close: () => Promise.resolve() },
+      hostId: "web-2",
+    });
+    const threads = other.threads({
+      agent: defineAgent({ id: "b", systemPrompt: "s", gateway: scriptedGateway([]) }),
+    });
+    await threads.setTitle({ threadId: e.threadId, requestKey: "t", title: "Set elsewhere" });
+    const queued = await threads.send({
+      threadId: e.threadId,
+      requestKey: "q",
+      input: { text: "more" },
+    });
+    assert.equal(queued.queued, true);
+    await assert.rejects(
+      threads.retry({ threadId: e.threadId, requestKey: "r" }),
+      isCode("thread_busy"),
+    );
+    const seenThere = await threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+    const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+    assert.deepEqual(view.turns.map((t) => t.outcome), ["completed", "completed"]);
+    assert.equal(view.title, "Set elsewhere");
+    assert.deepEqual(view.items.filter((i) => i.kind === "assistant").map((i) => i.text), [
+      "two",
+      "queued on the other host, answered here",
+    ]);
+    assert.deepEqual(seenThere.items.map((i) => i.id), view.items.map((i) => i.id));
+    await other.shutdown();
+    await e.host.shutdown();
+  });
+
+  test("a host whose lease lapsed has its turn settled by another host", async () => {
+    const { openHost, defineAgent } = await import("@floret/engine");
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const store = memoryStore();
+    const shared = { ...store, close: () => Promise.resolve() };
+    const first = await openHost({ store: shared, hostId: "web-1", leaseTtlMs: 40 });
+    const agent = defineAgent({
+      id: "a",
+      systemPrompt: "s",
+      gateway: scriptedGateway([{ hang: true }]),
+    });
+    const threads1 = first.threads({ agent });
+    const { threadId } = await threads1.create({ requestKey: "c" });
+    await threads1.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const early = await openHost({ store: shared, hostId: "web-2", leaseTtlMs: 40 });
+    assert.equal(
+      (await early.threads({ agent }).view(threadId)).status,
+      "running",
+      "a live lease is respected",
+    );
+    await early.shutdown();
+    await first.shutdown(); // stops the run without settling it, like a crash would
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const second = await openHost({ store: shared, hostId: "web-2", leaseTtlMs: 40 });
+    const view = await second.threads({ agent }).view(threadId);
+    assert.deepEqual(lastTurn(view), { outcome: "interrupted", code: "interrupted" });
+    await second.shutdown();
+  });
+
   test("waitForIdle times out with code timeout", async () => {
     const e = await engine([{ hang: true }]);
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });

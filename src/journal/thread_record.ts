@@ -33,7 +33,14 @@ export interface ThreadRecord {
   seq: number;
   status: DurableStatus;
   /** The admitted turn and run that own the thread right now. */
-  active?: { turnId: string; runId: string };
+  active?: {
+    turnId: string;
+    runId: string;
+    /** The host that runs it (see runtime/ownership.ts). */
+    owner?: string;
+    /** Epoch ms until which the owner's claim holds without renewal. */
+    leaseUntil?: number;
+  };
   queue: QueuedItem[];
   /** The latest turn and how it ended, for `retry`. */
   lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean };

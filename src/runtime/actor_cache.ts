@@ -8,6 +8,7 @@ import { FloretError } from "../errors.ts";
 import type { Journal } from "../journal/journal.ts";
 import { Publisher } from "./publisher.ts";
 import { ThreadActor } from "./thread_actor.ts";
+import type { Ownership } from "./ownership.ts";
 
 /** Idle actors kept in memory before the oldest is dropped. */
 export const MAX_IDLE_ACTORS = 512;
@@ -15,12 +16,14 @@ export const MAX_IDLE_ACTORS = 512;
 /** Loads, caches and evicts thread actors. */
 export class ActorCache {
   readonly #journal: Journal;
+  readonly #ownership: Ownership;
   readonly #actors = new Map<string, ThreadActor>();
   readonly #loading = new Map<string, Promise<ThreadActor | null>>();
   readonly #publishers = new Map<string, Publisher>();
 
-  constructor(journal: Journal) {
+  constructor(journal: Journal, ownership: Ownership) {
     this.#journal = journal;
+    this.#ownership = ownership;
   }
 
   /** The publisher of a thread, created on first use so subscribers can register at once. */
@@ -43,7 +46,12 @@ export class ActorCache {
     if (cached) return cached;
     let loading = this.#loading.get(threadId);
     if (!loading) {
-      loading = ThreadActor.load(this.#journal, threadId, this.publisher(threadId));
+      loading = ThreadActor.load(
+        this.#journal,
+        threadId,
+        this.publisher(threadId),
+        this.#ownership,
+      );
       this.#loading.set(threadId, loading);
       loading.then((actor) => {
         if (actor) this.#actors.set(threadId, actor);

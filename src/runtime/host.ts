@@ -13,6 +13,8 @@ import type { KvStore } from "../spi/kv_store.ts";
 import { ActorCache } from "./actor_cache.ts";
 import { recoverThreads } from "./recovery.ts";
 import type { ServiceContext } from "./service_context.ts";
+import { LeaseKeeper } from "./lease_keeper.ts";
+import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
 import { createThreadService, type ThreadService } from "./thread_service.ts";
 
 /** Where a turn's agent comes from. */
@@ -34,6 +36,15 @@ export interface HostOptions {
   store: KvStore;
   /** Sanitised observation events for logs and metrics. */
   onEvent?: (event: ObservationEvent) => void;
+  /**
+   * Identifies this host among hosts that share the store; keep it stable
+   * across restarts of the same slot (e.g. the server's name). At open, turns
+   * left by this id are settled at once; other hosts' turns only once their
+   * lease lapsed. Default `"default"`: fine for one host per store.
+   */
+  hostId?: string;
+  /** How long a host's claim on a running turn lasts without renewal. Default 30 s. */
+  leaseTtlMs?: number;
 }
 
 /**
@@ -63,24 +74,41 @@ export async function openHost(options: HostOptions): Promise<Host> {
   if (!store || typeof store.commit !== "function" || typeof store.list !== "function") {
     throw new FloretError("invalid_input", "openHost needs a KvStore");
   }
+  const hostId = options.hostId ?? DEFAULT_HOST_ID;
+  const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  if (typeof hostId !== "string" || hostId.trim() === "" || hostId.length > 256) {
+    throw new FloretError(
+      "invalid_input",
+      "hostId must be a non-empty string of at most 256 characters",
+    );
+  }
+  if (!Number.isFinite(leaseTtlMs) || leaseTtlMs < 30) {
+    throw new FloretError(
+      "invalid_input",
+      `leaseTtlMs must be a number of at least 30: ${leaseTtlMs}`,
+    );
+  }
+  const ownership: Ownership = { hostId, leaseTtlMs };
   const observe = safeObserver(options.onEvent);
   const journal = await Journal.open(store);
-  await recoverThreads(journal, observe);
-  return new EngineHost(journal, observe);
+  await recoverThreads(journal, ownership, observe);
+  return new EngineHost(journal, ownership, observe);
 }
 
 class EngineHost implements Host {
   readonly #journal: Journal;
   readonly #observe: (event: ObservationEvent) => void;
   readonly #actors: ActorCache;
+  readonly #leases: LeaseKeeper;
   #closed = false;
   #shutdown: Promise<void> | undefined;
   #service: { source: AgentSource; service: ThreadService } | undefined;
 
-  constructor(journal: Journal, observe: (event: ObservationEvent) => void) {
+  constructor(journal: Journal, ownership: Ownership, observe: (event: ObservationEvent) => void) {
     this.#journal = journal;
     this.#observe = observe;
-    this.#actors = new ActorCache(journal);
+    this.#actors = new ActorCache(journal, ownership);
+    this.#leases = new LeaseKeeper(this.#actors, ownership);
   }
 
   threads(options: AgentSource): ThreadService {
@@ -117,7 +145,15 @@ class EngineHost implements Host {
       actors: this.#actors,
       observe: this.#observe,
       resolveAgent,
-      runDeps: { observe: this.#observe, resolveAgent, onRunEnd: () => this.#actors.trim() },
+      runDeps: {
+        observe: this.#observe,
+        resolveAgent,
+        onRunStart: () => this.#leases.update(),
+        onRunEnd: () => {
+          this.#actors.trim();
+          this.#leases.update();
+        },
+      },
       assertOpen: () => {
         if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
       },
@@ -154,6 +190,7 @@ class EngineHost implements Host {
     } else {
       await settled;
     }
+    this.#leases.stop();
     for (const actor of actors) actor.publisher.close();
     await this.#journal.store.close();
   }

@@ -9,7 +9,7 @@ import { keys } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Usage } from "../provider/gateway.ts";
 import { roughTokenCount } from "../provider/rough_token_count.ts";
-import type { ServiceContext } from "./service_context.ts";
+import { freshActor, type ServiceContext } from "./service_context.ts";
 import type { ThreadItem, ThreadStatus, ThreadSummary, ThreadView } from "./view_types.ts";
 
 /** A page of a thread's items, newest last; `before` continues towards older items. */
@@ -19,7 +19,7 @@ export async function history(
   options: { limit?: number; before?: string } = {},
 ): Promise<{ items: ThreadItem[]; before?: string; hasMore: boolean }> {
   const limit = pageLimit(options.limit, 50, 500);
-  const actor = await ctx.actors.get(threadId);
+  const actor = await freshActor(ctx, threadId);
   const items = actor.snapshot().items;
   let end = items.length;
   if (options.before !== undefined) {
@@ -111,7 +111,7 @@ export async function context(
     tokensAfter?: number;
   }[];
 }> {
-  const actor = await ctx.actors.get(threadId);
+  const actor = await freshActor(ctx, threadId);
   const messages = actor.history.messages("", "");
   let estimateTokens = 0;
   for (const message of messages) estimateTokens += roughTokenCount(message.json);
@@ -145,8 +145,11 @@ export async function waitForIdle(
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   for (;;) {
     options.signal?.throwIfAborted();
-    if (actor.status === "idle" || actor.status === "waiting") {
-      if (!actor.run) return actor.snapshot();
+    // A turn run by another host is only seen by reading the store again.
+    if (!actor.run) await actor.exclusive(() => actor.sync());
+    actor.assertLive();
+    if ((actor.status === "idle" || actor.status === "waiting") && !actor.run) {
+      return actor.snapshot();
     }
     const remaining = deadline === undefined ? undefined : deadline - Date.now();
     if (remaining !== undefined && remaining <= 0) {
@@ -155,8 +158,16 @@ export async function waitForIdle(
         `Thread did not become idle in ${options.timeoutMs} ms: ${threadId}`,
       );
     }
-    await waitOnce(actor.nextStatusChange(), remaining, options.signal);
+    const poll = actor.runningElsewhere ? REMOTE_POLL_MS : undefined;
+    await waitOnce(actor.nextStatusChange(), minDefined(remaining, poll), options.signal);
   }
+}
+
+/** How often a host polls the store for a turn that another host runs. */
+export const REMOTE_POLL_MS = 250;
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 function waitOnce(

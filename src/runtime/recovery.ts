@@ -1,6 +1,7 @@
 /**
  * Restart recovery: before a host accepts commands, every thread that a
- * previous process left with an active turn is settled — `interrupted`
+ * previous process of this host (or a host whose lease lapsed) left with an
+ * active turn is settled — `interrupted`
  * (retryable), or failed with `effect_outcome_unknown` when a side-effecting
  * call was dispatched without a recorded result. Nothing resumes by itself.
  *
@@ -12,6 +13,7 @@ import type { ObservationEvent } from "../observation/events.ts";
 import { Publisher } from "./publisher.ts";
 import { planSettlement } from "./settle_turn.ts";
 import { ThreadActor } from "./thread_actor.ts";
+import type { Ownership } from "./ownership.ts";
 
 /**
  * Settles every thread left active.
@@ -20,16 +22,18 @@ import { ThreadActor } from "./thread_actor.ts";
  */
 export async function recoverThreads(
   journal: Journal,
+  ownership: Ownership,
   observe: (event: ObservationEvent) => void,
 ): Promise<number> {
   let settled = 0;
   for (const threadId of await journal.activeThreadIds()) {
-    const actor = await ThreadActor.load(journal, threadId, new Publisher());
+    const actor = await ThreadActor.load(journal, threadId, new Publisher(), ownership);
     if (!actor) {
       await journal.store.commit({ delete: [keys.active(threadId)] });
       continue;
     }
     const active = actor.record.active;
+    if (active && !actor.abandoned) continue; // another live host runs it
     const change = planSettlement(actor, "interrupted");
     if (!change || !active) {
       await actor.commit({ record: actor.record, delete: [keys.active(threadId)] });

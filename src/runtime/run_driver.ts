@@ -20,6 +20,8 @@ export interface RunDeps {
   observe(event: ObservationEvent): void;
   /** The agent for a turn (from `{ agent }` or the host's `agentFactory`). */
   resolveAgent(threadId: string, turnId: string): Promise<Agent>;
+  /** A run started (its lease needs keeping). */
+  onRunStart(): void;
   /** A run finished (the actor may be evicted from the cache). */
   onRunEnd(actor: ThreadActor): void;
 }
@@ -49,19 +51,26 @@ export function startRun(
   };
   actor.run = run;
   actor.stopping = false;
+  deps.onRunStart();
   const observe = (type: string, detail: Record<string, unknown>): void =>
     deps.observe({ type, threadId, turnId, runId, at: new Date().toISOString(), ...detail });
 
   /** Runs `change` under the lock if this run still owns the thread. */
+  /**
+   * Runs `change` under the lock while this run still owns the thread. When
+   * another writer changed the record first (say, a host that queued input),
+   * the actor has reloaded and the change is planned again on the new state.
+   */
   const owned = (change: () => Promise<void>): Promise<boolean> =>
     actor.exclusive(async () => {
-      if (actor.record.active?.runId !== runId || actor.run !== run) return false;
-      try {
-        await change();
-        return true;
-      } catch (error) {
-        if (error instanceof StaleThreadError) return false;
-        throw error;
+      for (let attempt = 1;; attempt++) {
+        if (actor.record.active?.runId !== runId || actor.run !== run) return false;
+        try {
+          await change();
+          return true;
+        } catch (error) {
+          if (!(error instanceof StaleThreadError) || attempt >= 5) throw error;
+        }
       }
     });
 
@@ -104,7 +113,10 @@ export function startRun(
   };
 
   const host: RunHost = {
-    history: actor.history,
+    // A getter: a reload replaces the actor's projections.
+    get history() {
+      return actor.history;
+    },
     signal: run.providerAbort.signal,
     toolSignal: run.toolAbort.signal,
     stopRequested: () => run.stopRequested,

@@ -68,11 +68,12 @@ export async function withStaleRetry<T>(attempt: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Settles a turn that is active in the journal but has no run in this
- * process (its run died on a store failure). Call inside the actor's lock.
+ * Settles a turn that is active in the journal but whose run is gone: it
+ * died here on a store failure, or its host's lease lapsed. A turn running
+ * on another live host is left alone. Call inside the actor's lock.
  */
 export async function settleOrphan(actor: ThreadActor): Promise<void> {
-  if (!actor.record.active || actor.run) return;
+  if (!actor.abandoned) return;
   const change = planSettlement(actor, "interrupted");
   if (change) await actor.commit(change);
 }
@@ -153,4 +154,17 @@ export async function admitTurn(
   });
   startRun(actor, agent, turnId, runId, ctx.runDeps);
   return turnId;
+}
+
+/**
+ * The actor of a thread, caught up with other hosts' writes unless this host
+ * runs its turn (then memory is the freshest truth).
+ *
+ * @throws {FloretError} `thread_not_found`
+ */
+export async function freshActor(ctx: ServiceContext, threadId: string): Promise<ThreadActor> {
+  const actor = await ctx.actors.get(threadId);
+  if (!actor.run) await actor.exclusive(() => actor.sync());
+  actor.assertLive();
+  return actor;
 }

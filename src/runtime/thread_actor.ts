@@ -17,6 +17,7 @@ import { ViewModel } from "../journal/view_model.ts";
 import type { Publisher } from "./publisher.ts";
 import type { ActiveRun } from "./active_run.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "./view_types.ts";
+import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
 /** Thrown when another writer changed the thread first; the actor has reloaded. */
 export class StaleThreadError extends Error {
@@ -40,6 +41,7 @@ export class ThreadActor {
   readonly threadId: string;
   readonly journal: Journal;
   readonly publisher: Publisher;
+  readonly ownership: Ownership;
   view!: ViewModel;
   history!: HistoryModel;
   openCalls!: OpenCalls;
@@ -54,10 +56,16 @@ export class ThreadActor {
   #queued = 0;
   readonly #statusWaiters = new Set<() => void>();
 
-  private constructor(threadId: string, journal: Journal, publisher: Publisher) {
+  private constructor(
+    threadId: string,
+    journal: Journal,
+    publisher: Publisher,
+    ownership: Ownership,
+  ) {
     this.threadId = threadId;
     this.journal = journal;
     this.publisher = publisher;
+    this.ownership = ownership;
   }
 
   /** Loads a thread from the journal; `null` when it does not exist or is deleted. */
@@ -65,8 +73,9 @@ export class ThreadActor {
     journal: Journal,
     threadId: string,
     publisher: Publisher,
+    ownership: Ownership,
   ): Promise<ThreadActor | null> {
-    const actor = new ThreadActor(threadId, journal, publisher);
+    const actor = new ThreadActor(threadId, journal, publisher, ownership);
     return (await actor.#reload()) ? actor : null;
   }
 
@@ -109,7 +118,7 @@ export class ThreadActor {
     const at = new Date().toISOString();
     let seq = this.record.seq;
     const entries = (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
-    const record = { ...change.record, seq };
+    const record = stampLease({ ...change.record, seq }, this.ownership);
     const version = await this.journal.commit({
       expected: this.#current,
       record,
@@ -202,7 +211,13 @@ export class ThreadActor {
   /** Re-reads the record and the whole path; subscribers are told to resync. */
   async #reload(): Promise<boolean> {
     const current = await this.journal.thread(this.threadId);
-    if (!current || current.record.deleted) return false;
+    if (!current || current.record.deleted) {
+      // Deleted meanwhile (possibly by another host): every later command sees thread_not_found.
+      if (this.#current) {
+        this.#current = { ...this.#current, record: { ...this.#current.record, deleted: true } };
+      }
+      return false;
+    }
     const entries = await this.journal.readPath(current.record);
     this.view = new ViewModel((op) => this.publisher.push(op));
     this.history = new HistoryModel();
@@ -216,6 +231,26 @@ export class ThreadActor {
 
   /** Re-reads after an error whose effect on the store is unknown. */
   async refresh(): Promise<boolean> {
+    return await this.#reload();
+  }
+
+  /** The active turn has no run here and its owner is gone (or is this host, restarted). */
+  get abandoned(): boolean {
+    return !this.run && canSettleAbandoned(this.record, this.ownership);
+  }
+
+  /** The active turn runs on another host, whose lease is live. */
+  get runningElsewhere(): boolean {
+    return !this.run && !!this.record.active && !canSettleAbandoned(this.record, this.ownership);
+  }
+
+  /**
+   * Catches up with writes of other hosts: re-reads the record and reloads
+   * when its version changed. Must run inside {@link exclusive}.
+   */
+  async sync(): Promise<boolean> {
+    const current = await this.journal.thread(this.threadId);
+    if (current?.version === this.#current.version) return true;
     return await this.#reload();
   }
 

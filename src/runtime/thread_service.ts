@@ -13,7 +13,7 @@ import { cancel } from "./cancel_command.ts";
 import { commandSchemas, parseCommand } from "./command_input.ts";
 import { fork } from "./fork_command.ts";
 import { context, history, list, waitForIdle } from "./queries.ts";
-import { replayOf, type ServiceContext } from "./service_context.ts";
+import { freshActor, replayOf, type ServiceContext } from "./service_context.ts";
 import { create, deleteThread, setTitle } from "./thread_commands.ts";
 import { deleteQueued, promoteQueued, retry, send } from "./turn_commands.ts";
 import type { ThreadItem, ThreadSummary, ThreadUpdate, ThreadView } from "./view_types.ts";
@@ -153,7 +153,7 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
     setTitle: guarded((input) => setTitle(ctx, parseCommand(commandSchemas.setTitle, input))),
-    view: guarded(async (threadId) => (await ctx.actors.get(checkId(threadId))).snapshot()),
+    view: guarded(async (threadId) => (await freshActor(ctx, checkId(threadId))).snapshot()),
     list: guarded((options) => list(ctx, options)),
     history: guarded((threadId, options) => history(ctx, checkId(threadId), options)),
     subscribe: (threadId, options) => {
