@@ -300,6 +300,27 @@ describe("host", () => {
     await e.host.shutdown();
   });
 
+  test("a cancel from another host stops the owner's run", async () => {
+    const { openHost, defineAgent } = await import("@floret/engine");
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const store = memoryStore();
+    const shared = { ...store, close: () => Promise.resolve() };
+    const gateway = scriptedGateway([{ hang: true }]);
+    const owner = await openHost({ store: shared, hostId: "web-1", leaseTtlMs: 60 });
+    const agent = defineAgent({ id: "a", systemPrompt: "s", gateway });
+    const threads1 = owner.threads({ agent });
+    const { threadId } = await threads1.create({ requestKey: "c" });
+    await threads1.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const other = await openHost({ store: shared, hostId: "web-2" });
+    const cancelled = await other.threads({ agent }).cancel({ threadId, requestKey: "stop" });
+    assert.deepEqual(lastTurn(cancelled.view), { outcome: "cancelled", code: undefined });
+    // The owner notices at its next lease renewal and lets go of the run.
+    const seen = await threads1.waitForIdle(threadId, { timeoutMs: 5000 });
+    assert.deepEqual(lastTurn(seen), { outcome: "cancelled", code: undefined });
+    await other.shutdown();
+    await owner.shutdown();
+  });
+
   test("a host whose lease lapsed has its turn settled by another host", async () => {
     const { openHost, defineAgent } = await import("@floret/engine");
     const { scriptedGateway } = await import("@floret/engine/testing");

@@ -225,8 +225,22 @@ export class ThreadActor {
     this.#current = current;
     this.#titleShown = current.record.title;
     for (const entry of entries) this.#apply(entry);
+    this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
+    for (const wake of this.#statusWaiters) wake();
     return true;
+  }
+
+  /** A local run whose turn another host ended (say, cancelled) must stop: it can commit nothing more. */
+  #releaseLostRun(): void {
+    const run = this.run;
+    if (!run || this.record.active?.runId === run.runId) return;
+    run.stopRequested = true;
+    const reason = new DOMException("The turn was ended by another host", "AbortError");
+    run.providerAbort.abort(reason);
+    run.toolAbort.abort(reason);
+    this.run = undefined;
+    this.runProgress = undefined;
   }
 
   /** Re-reads after an error whose effect on the store is unknown. */
