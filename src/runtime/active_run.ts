@@ -23,3 +23,15 @@ export interface ActiveRun {
   /** Output streamed by the step in flight, kept so a cancel can show it. */
   partial: { step: number; text: string; reasoning: string } | undefined;
 }
+
+/**
+ * Tells a run to stop: it returns at its next check and commits nothing more
+ * once its turn is no longer active. `provider` leaves running tools alone
+ * (graceful cancel lets them finish).
+ */
+export function stopRun(run: ActiveRun, why: string, scope: "provider" | "all" = "all"): void {
+  run.stopRequested = true;
+  const reason = new DOMException(why, "AbortError");
+  run.providerAbort.abort(reason);
+  if (scope === "all") run.toolAbort.abort(reason);
+}

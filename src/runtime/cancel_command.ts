@@ -6,7 +6,8 @@
  * @module
  */
 import { fingerprintOf } from "../identity/fingerprint.ts";
-import { replayOf, type ServiceContext, withStaleRetry } from "./service_context.ts";
+import { claimOf, type ServiceContext, threadCommand } from "./service_context.ts";
+import { stopRun } from "./active_run.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "./view_types.ts";
 
@@ -27,48 +28,35 @@ export async function cancel(
       actor.assertLive();
       const active = actor.run;
       if (!active || (await ctx.journal.request(threadId, requestKey))) return undefined;
-      active.stopRequested = true;
+      stopRun(active, "The turn was cancelled", "provider");
       actor.stopping = true;
       actor.publishStatus();
-      active.providerAbort.abort(new DOMException("The turn was cancelled", "AbortError"));
       return active;
     });
     if (run?.batch) await raceWindow(run.batch, GRACEFUL_TOOL_WINDOW_MS);
   }
-  return withStaleRetry(() =>
-    actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      if (await replayOf(ctx, threadId, requestKey, "cancel", fingerprint)) {
-        return { view: actor.snapshot() };
-      }
+  const key = { threadId, requestKey, op: "cancel", fingerprint };
+  return threadCommand(ctx, {
+    ...key,
+    replay: (_result, actor) => ({ view: actor.snapshot() }),
+    run: async (actor) => {
       const run = actor.run;
       const change = planSettlement(actor, "cancelled", run?.partial);
       try {
-        if (change) {
-          change.request = {
-            scope: threadId,
-            key: requestKey,
-            value: { op: "cancel", fingerprint, result: {} },
-          };
-          await actor.commit(change);
-        }
+        if (change) await actor.commit({ ...change, request: claimOf(key) });
       } finally {
         actor.stopping = false;
       }
       // Only now, with the stop committed, is the run told to stop: it can write nothing more.
       if (run && actor.run === run) {
-        run.stopRequested = true;
-        const reason = new DOMException("The turn was cancelled", "AbortError");
-        run.providerAbort.abort(reason);
-        run.toolAbort.abort(reason);
+        stopRun(run, "The turn was cancelled");
         actor.run = undefined;
       }
       actor.setProgress(undefined);
       actor.publishStatus();
       return { view: actor.snapshot() };
-    })
-  );
+    },
+  });
 }
 
 /** Waits for `work`, at most `ms`, without leaving a timer behind. */

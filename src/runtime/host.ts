@@ -14,6 +14,7 @@ import { ActorCache } from "./actor_cache.ts";
 import { recoverThreads } from "./recovery.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { LeaseKeeper } from "./lease_keeper.ts";
+import { stopRun } from "./active_run.ts";
 import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
 import { createThreadService, type ThreadService } from "./thread_service.ts";
 
@@ -172,12 +173,7 @@ class EngineHost implements Host {
     this.#closed = true;
     const actors = this.#actors.all();
     const runs = actors.flatMap((actor) => (actor.run ? [actor.run] : []));
-    for (const run of runs) {
-      run.stopRequested = true;
-      const reason = new DOMException("The host is shutting down", "AbortError");
-      run.providerAbort.abort(reason);
-      run.toolAbort.abort(reason);
-    }
+    for (const run of runs) stopRun(run, "The host is shutting down");
     const settled = Promise.all(runs.map((run) => run.done));
     if (signal) {
       await Promise.race([

@@ -10,7 +10,13 @@ import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Usage } from "../provider/gateway.ts";
 import { roughTokenCount } from "../provider/rough_token_count.ts";
 import { freshActor, type ServiceContext } from "./service_context.ts";
-import type { ThreadItem, ThreadStatus, ThreadSummary, ThreadView } from "./view_types.ts";
+import type {
+  ContextFigures,
+  ThreadItem,
+  ThreadStatus,
+  ThreadSummary,
+  ThreadView,
+} from "./view_types.ts";
 
 /** A page of a thread's items, newest last; `before` continues towards older items. */
 export async function history(
@@ -94,23 +100,7 @@ export async function context(
   ctx: ServiceContext,
   threadId: string,
   windowTokens: number,
-): Promise<{
-  windowTokens: number;
-  estimateTokens: number;
-  confirmed?: Usage;
-  totals: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-  };
-  compactions: {
-    operationId: string;
-    status: "compacted" | "noop" | "failed";
-    tokensBefore?: number;
-    tokensAfter?: number;
-  }[];
-}> {
+): Promise<ContextFigures> {
   const actor = await freshActor(ctx, threadId);
   const messages = actor.history.messages("", "");
   let estimateTokens = 0;
@@ -125,7 +115,7 @@ export async function context(
     totals.cacheReadTokens += turn.usage.cacheReadTokens ?? 0;
     totals.cacheWriteTokens += turn.usage.cacheWriteTokens ?? 0;
   }
-  const result: Awaited<ReturnType<typeof context>> = {
+  const result: ContextFigures = {
     windowTokens,
     estimateTokens,
     totals,

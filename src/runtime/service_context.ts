@@ -56,6 +56,55 @@ export async function replayOf(
   return record.result;
 }
 
+/** A request-keyed command on one thread. */
+export interface ThreadCommand<T> {
+  threadId: string;
+  requestKey: string;
+  /** The operation kind, part of the request key's identity. */
+  op: string;
+  /** SHA-256 of the normalised input. */
+  fingerprint: string;
+  /** The answer to a replay: built from the committed result. */
+  replay(result: Record<string, unknown>, actor: ThreadActor): T;
+  /** The command itself, for a key seen for the first time; it must claim the key in its commit. */
+  run(actor: ThreadActor): Promise<T>;
+}
+
+/**
+ * Runs a command in its thread's lock: refuses a closed host and a deleted
+ * thread, answers a replayed key from the journal, and plans again when
+ * another writer got there first.
+ */
+export async function threadCommand<T>(ctx: ServiceContext, command: ThreadCommand<T>): Promise<T> {
+  const actor = await ctx.actors.get(command.threadId);
+  return withStaleRetry(() =>
+    actor.exclusive(async () => {
+      ctx.assertOpen();
+      actor.assertLive();
+      const committed = await replayOf(
+        ctx,
+        command.threadId,
+        command.requestKey,
+        command.op,
+        command.fingerprint,
+      );
+      return committed ? command.replay(committed, actor) : await command.run(actor);
+    })
+  );
+}
+
+/** The request record a command commits to claim its key. */
+export function claimOf(
+  command: { threadId: string; requestKey: string; op: string; fingerprint: string },
+  result: Record<string, unknown> = {},
+): { scope: string; key: string; value: RequestRecord } {
+  return {
+    scope: command.threadId,
+    key: command.requestKey,
+    value: { op: command.op, fingerprint: command.fingerprint, result },
+  };
+}
+
 /** Retries a command whose commit lost a race with another writer (the actor has reloaded). */
 export async function withStaleRetry<T>(attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1;; tries++) {
@@ -88,7 +137,7 @@ export interface Admission {
   record?: (record: ThreadRecord) => ThreadRecord;
   /** The request key claimed by this command, with its result. */
   claim: {
-    key: string;
+    requestKey: string;
     op: string;
     fingerprint: string;
     result: (turnId: string) => Record<string, unknown>;
@@ -139,11 +188,7 @@ export async function admitTurn(
   await actor.commit({
     record,
     entries: [started],
-    request: {
-      scope: actor.threadId,
-      key: claim.key,
-      value: { op: claim.op, fingerprint: claim.fingerprint, result: claim.result(turnId) },
-    },
+    request: claimOf({ ...claim, threadId: actor.threadId }, claim.result(turnId)),
   });
   ctx.observe({
     type: "turn.started",

@@ -15,7 +15,7 @@ import { OpenCalls } from "../journal/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { ViewModel } from "../journal/view_model.ts";
 import type { Publisher } from "./publisher.ts";
-import type { ActiveRun } from "./active_run.ts";
+import { type ActiveRun, stopRun } from "./active_run.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "./view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
@@ -235,10 +235,7 @@ export class ThreadActor {
   #releaseLostRun(): void {
     const run = this.run;
     if (!run || this.record.active?.runId === run.runId) return;
-    run.stopRequested = true;
-    const reason = new DOMException("The turn was ended by another host", "AbortError");
-    run.providerAbort.abort(reason);
-    run.toolAbort.abort(reason);
+    stopRun(run, "The turn was ended by another host");
     this.run = undefined;
     this.runProgress = undefined;
   }

@@ -8,8 +8,15 @@ import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { replayOf, type ServiceContext, withStaleRetry } from "./service_context.ts";
+import {
+  claimOf,
+  replayOf,
+  type ServiceContext,
+  threadCommand,
+  withStaleRetry,
+} from "./service_context.ts";
 import { planSettlement } from "./settle_turn.ts";
+import { stopRun } from "./active_run.ts";
 import type { ThreadView } from "./view_types.ts";
 
 /** Creates an empty thread. */
@@ -57,26 +64,18 @@ export async function setTitle(
   command: { threadId: string; requestKey: string; title: string },
 ): Promise<{ view: ThreadView }> {
   const { threadId, requestKey, title } = command;
-  const actor = await ctx.actors.get(threadId);
-  const fingerprint = await fingerprintOf({ title });
-  return withStaleRetry(() =>
-    actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      if (await replayOf(ctx, threadId, requestKey, "setTitle", fingerprint)) {
-        return { view: actor.snapshot() };
-      }
+  const key = { threadId, requestKey, op: "setTitle", fingerprint: await fingerprintOf({ title }) };
+  return threadCommand(ctx, {
+    ...key,
+    replay: (_result, actor) => ({ view: actor.snapshot() }),
+    run: async (actor) => {
       await actor.commit({
         record: { ...actor.record, title, updatedAt: new Date().toISOString() },
-        request: {
-          scope: threadId,
-          key: requestKey,
-          value: { op: "setTitle", fingerprint, result: {} },
-        },
+        request: claimOf(key),
       });
       return { view: actor.snapshot() };
-    })
-  );
+    },
+  });
 }
 
 /**
@@ -103,12 +102,7 @@ export async function deleteThread(
   const run = await actor.exclusive(() => {
     ctx.assertOpen();
     const active = actor.run;
-    if (active) {
-      active.stopRequested = true;
-      const reason = new DOMException("The thread was deleted", "AbortError");
-      active.providerAbort.abort(reason);
-      active.toolAbort.abort(reason);
-    }
+    if (active) stopRun(active, "The thread was deleted");
     return active;
   });
   await run?.done;

@@ -16,7 +16,13 @@ import { context, history, list, waitForIdle } from "./queries.ts";
 import { freshActor, replayOf, type ServiceContext } from "./service_context.ts";
 import { create, deleteThread, setTitle } from "./thread_commands.ts";
 import { deleteQueued, promoteQueued, retry, send } from "./turn_commands.ts";
-import type { ThreadItem, ThreadSummary, ThreadUpdate, ThreadView } from "./view_types.ts";
+import type {
+  ContextFigures,
+  ThreadItem,
+  ThreadSummary,
+  ThreadUpdate,
+  ThreadView,
+} from "./view_types.ts";
 import type { UserInput } from "./user_input.ts";
 
 /** Below this many tokens, manual compaction is an explicit no-op. */
@@ -87,23 +93,7 @@ export interface ThreadService {
     input: { threadId: string; requestKey: string },
   ): Promise<{ outcome: "compacted" | "noop"; view: ThreadView }>;
   /** Context window figures. */
-  context(threadId: string): Promise<{
-    windowTokens: number;
-    estimateTokens: number;
-    confirmed?: Usage;
-    totals: {
-      inputTokens: number;
-      outputTokens: number;
-      cacheReadTokens: number;
-      cacheWriteTokens: number;
-    };
-    compactions: {
-      operationId: string;
-      status: "compacted" | "noop" | "failed";
-      tokensBefore?: number;
-      tokensAfter?: number;
-    }[];
-  }>;
+  context(threadId: string): Promise<ContextFigures>;
   /** Resolves once the thread is idle or waiting for an interaction. */
   waitForIdle(
     threadId: string,

@@ -7,13 +7,15 @@ import { FloretError } from "../errors.ts";
 import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
+import type { QueuedItem } from "../journal/thread_record.ts";
 import {
   admitTurn,
-  replayOf,
+  claimOf,
   type ServiceContext,
   settleOrphan,
-  withStaleRetry,
+  threadCommand,
 } from "./service_context.ts";
+import type { ThreadActor } from "./thread_actor.ts";
 import type { ThreadView } from "./view_types.ts";
 
 /** A validated `send`. */
@@ -24,38 +26,38 @@ export interface SendCommand {
   supplementalContext?: SupplementalContext[];
 }
 
+/** What `send` returns. */
+export interface SendResult {
+  threadId: string;
+  turnId?: string;
+  queued: boolean;
+  view: ThreadView;
+}
+
 /** Admits a turn, or queues the input when the thread is busy. */
-export async function send(
-  ctx: ServiceContext,
-  command: SendCommand,
-): Promise<{ threadId: string; turnId?: string; queued: boolean; view: ThreadView }> {
+export async function send(ctx: ServiceContext, command: SendCommand): Promise<SendResult> {
   const { threadId, requestKey } = command;
-  const actor = await ctx.actors.get(threadId);
   const input: AdmittedInput = { text: command.input.text };
   if (command.input.attachments?.length) input.attachments = command.input.attachments;
-  const fingerprint = await fingerprintOf(input);
-  return withStaleRetry(() =>
-    actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      const replay = await replayOf(ctx, threadId, requestKey, "send", fingerprint);
-      if (replay) {
-        return { threadId, ...replay, view: actor.snapshot() } as Awaited<ReturnType<typeof send>>;
-      }
+  const key = { threadId, requestKey, op: "send", fingerprint: await fingerprintOf(input) };
+  return threadCommand(ctx, {
+    ...key,
+    replay: (result, actor) => ({ threadId, ...result, view: actor.snapshot() }) as SendResult,
+    run: async (actor) => {
       await settleOrphan(actor);
       if (actor.record.status !== "idle" || actor.run) {
-        const queueId = newId("queued");
-        const item = { id: queueId, requestKey, input, queuedAt: new Date().toISOString() };
-        const queued = command.supplementalContext?.length
-          ? { ...item, supplementalContext: command.supplementalContext }
-          : item;
+        const queued: QueuedItem = {
+          id: newId("queued"),
+          requestKey,
+          input,
+          queuedAt: new Date().toISOString(),
+        };
+        if (command.supplementalContext?.length) {
+          queued.supplementalContext = command.supplementalContext;
+        }
         await actor.commit({
           record: { ...actor.record, queue: [...actor.record.queue, queued] },
-          request: {
-            scope: threadId,
-            key: requestKey,
-            value: { op: "send", fingerprint, result: { queued: true, queueId } },
-          },
+          request: claimOf(key, { queued: true, queueId: queued.id }),
         });
         actor.publishStatus();
         return { threadId, queued: true, view: actor.snapshot() };
@@ -64,16 +66,11 @@ export async function send(
         requestKey,
         input,
         supplementalContext: command.supplementalContext,
-        claim: {
-          key: requestKey,
-          op: "send",
-          fingerprint,
-          result: (id) => ({ turnId: id, queued: false }),
-        },
+        claim: { ...key, result: (id) => ({ turnId: id, queued: false }) },
       });
       return { threadId, turnId, queued: false, view: actor.snapshot() };
-    })
-  );
+    },
+  });
 }
 
 /** Re-runs the latest turn: resumes a failed one, regenerates a completed one. */
@@ -82,18 +79,17 @@ export async function retry(
   command: { threadId: string; requestKey: string; turnId?: string },
 ): Promise<{ turnId: string; view: ThreadView }> {
   const { threadId, requestKey } = command;
-  const actor = await ctx.actors.get(threadId);
-  const fingerprint = await fingerprintOf({ turnId: command.turnId ?? null });
-  return withStaleRetry(() =>
-    actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      const replay = await replayOf(ctx, threadId, requestKey, "retry", fingerprint);
-      if (replay) return { turnId: replay.turnId as string, view: actor.snapshot() };
-      await settleOrphan(actor);
-      if (actor.record.active || actor.run) {
-        throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
-      }
+  const key = {
+    threadId,
+    requestKey,
+    op: "retry",
+    fingerprint: await fingerprintOf({ turnId: command.turnId ?? null }),
+  };
+  return threadCommand(ctx, {
+    ...key,
+    replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
+    run: async (actor) => {
+      await assertIdle(actor);
       const last = actor.record.lastTurn;
       if (!last?.outcome) {
         throw new FloretError("no_retry_target", `Thread has no turn to retry: ${threadId}`);
@@ -110,15 +106,17 @@ export async function retry(
           `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
         );
       }
-      const mode = last.outcome === "completed" ? "regenerate" : "resume";
       const turnId = await admitTurn(ctx, actor, {
         requestKey,
-        retryOf: { turnId: last.turnId, mode },
-        claim: { key: requestKey, op: "retry", fingerprint, result: (id) => ({ turnId: id }) },
+        retryOf: {
+          turnId: last.turnId,
+          mode: last.outcome === "completed" ? "regenerate" : "resume",
+        },
+        claim: { ...key, result: (id) => ({ turnId: id }) },
       });
       return { turnId, view: actor.snapshot() };
-    })
-  );
+    },
+  });
 }
 
 /** Starts a queued input now (after a failed or cancelled turn). */
@@ -127,20 +125,18 @@ export async function promoteQueued(
   command: { threadId: string; requestKey: string; queueId: string },
 ): Promise<{ turnId: string; view: ThreadView }> {
   const { threadId, requestKey, queueId } = command;
-  const actor = await ctx.actors.get(threadId);
-  const fingerprint = await fingerprintOf({ queueId });
-  return withStaleRetry(() =>
-    actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      const replay = await replayOf(ctx, threadId, requestKey, "promoteQueued", fingerprint);
-      if (replay) return { turnId: replay.turnId as string, view: actor.snapshot() };
-      await settleOrphan(actor);
-      if (actor.record.active || actor.run) {
-        throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
-      }
-      const item = actor.record.queue.find((queued) => queued.id === queueId);
-      if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
+  const key = {
+    threadId,
+    requestKey,
+    op: "promoteQueued",
+    fingerprint: await fingerprintOf({ queueId }),
+  };
+  return threadCommand(ctx, {
+    ...key,
+    replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
+    run: async (actor) => {
+      await assertIdle(actor);
+      const item = queuedItem(actor, queueId);
       const turnId = await admitTurn(ctx, actor, {
         requestKey: item.requestKey,
         input: item.input,
@@ -149,16 +145,11 @@ export async function promoteQueued(
           ...record,
           queue: record.queue.filter((queued) => queued.id !== queueId),
         }),
-        claim: {
-          key: requestKey,
-          op: "promoteQueued",
-          fingerprint,
-          result: (id) => ({ turnId: id }),
-        },
+        claim: { ...key, result: (id) => ({ turnId: id }) },
       });
       return { turnId, view: actor.snapshot() };
-    })
-  );
+    },
+  });
 }
 
 /** Removes a queued input. */
@@ -167,31 +158,40 @@ export async function deleteQueued(
   command: { threadId: string; requestKey: string; queueId: string },
 ): Promise<{ view: ThreadView }> {
   const { threadId, requestKey, queueId } = command;
-  const actor = await ctx.actors.get(threadId);
-  const fingerprint = await fingerprintOf({ queueId });
-  return withStaleRetry(() =>
-    actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      if (await replayOf(ctx, threadId, requestKey, "deleteQueued", fingerprint)) {
-        return { view: actor.snapshot() };
-      }
-      if (!actor.record.queue.some((queued) => queued.id === queueId)) {
-        throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
-      }
+  const key = {
+    threadId,
+    requestKey,
+    op: "deleteQueued",
+    fingerprint: await fingerprintOf({ queueId }),
+  };
+  return threadCommand(ctx, {
+    ...key,
+    replay: (_result, actor) => ({ view: actor.snapshot() }),
+    run: async (actor) => {
+      queuedItem(actor, queueId);
       await actor.commit({
         record: {
           ...actor.record,
           queue: actor.record.queue.filter((queued) => queued.id !== queueId),
         },
-        request: {
-          scope: threadId,
-          key: requestKey,
-          value: { op: "deleteQueued", fingerprint, result: {} },
-        },
+        request: claimOf(key),
       });
       actor.publishStatus();
       return { view: actor.snapshot() };
-    })
-  );
+    },
+  });
+}
+
+/** Commands that cannot queue refuse a thread with a turn in progress. */
+async function assertIdle(actor: ThreadActor): Promise<void> {
+  await settleOrphan(actor);
+  if (actor.record.active || actor.run) {
+    throw new FloretError("thread_busy", `Thread is running a turn: ${actor.threadId}`);
+  }
+}
+
+function queuedItem(actor: ThreadActor, queueId: string): QueuedItem {
+  const item = actor.record.queue.find((queued) => queued.id === queueId);
+  if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
+  return item;
 }

@@ -123,6 +123,30 @@ export type ViewOp =
     value: unknown;
   };
 
+/** Context window figures of a thread (see `ThreadService.context`). */
+export interface ContextFigures {
+  /** The model's window, when known (0 otherwise). */
+  windowTokens: number;
+  /** A rough estimate of the next request's input. */
+  estimateTokens: number;
+  /** The latest usage the provider reported. */
+  confirmed?: Usage;
+  /** Usage summed over every turn. */
+  totals: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+  };
+  /** Compactions run so far (none in this release). */
+  compactions: {
+    operationId: string;
+    status: "compacted" | "noop" | "failed";
+    tokensBefore?: number;
+    tokensAfter?: number;
+  }[];
+}
+
 /** What `subscribe` yields. */
 export type ThreadUpdate =
   | { type: "batch"; baseVersion: number; version: number; ops: ViewOp[] }
