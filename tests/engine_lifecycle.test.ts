@@ -214,6 +214,50 @@ describe("request keys", () => {
   });
 });
 
+describe("attachments", () => {
+  const image = { type: "image", mediaType: "image/png", dataBase64: "iVBORw0KGgo=" };
+
+  test("image attachments reach the gateway on the user message", async () => {
+    const e = await engine([{ text: "a picture" }]);
+    await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "img",
+      input: { text: "what is this?", attachments: [image] },
+    });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+    assert.deepEqual(e.gateway.requests[0].messages[1], {
+      role: "user",
+      text: "what is this?",
+      attachments: [image],
+    });
+    await e.host.shutdown();
+  });
+
+  test("a model without image support refuses attachments with invalid_input, consuming nothing", async () => {
+    const { defineAgent, memoryStore, openHost } = await import("@floret/engine");
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const gateway = scriptedGateway([{ text: "text only" }], {
+      capabilities: { images: false },
+    });
+    const host = await openHost({ store: memoryStore() });
+    const threads = host.threads({ agent: defineAgent({ id: "a", systemPrompt: "s", gateway }) });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await assert.rejects(
+      threads.send({ threadId, requestKey: "k", input: { text: "look", attachments: [image] } }),
+      isCode("invalid_input"),
+    );
+    const ok = await threads.send({
+      threadId,
+      requestKey: "k",
+      input: { text: "no picture then" },
+    });
+    assert.equal(ok.queued, false);
+    await threads.waitForIdle(threadId, { timeoutMs: 5000 });
+    assert.equal(gateway.requests.length, 1);
+    await host.shutdown();
+  });
+});
+
 describe("the queue", () => {
   test("input sent while running is queued and starts when the turn completes", async () => {
     const e = await engine([{ text: "first answer", delayMs: 50 }, { text: "second answer" }]);
