@@ -18,7 +18,7 @@ function listFiles(dir, predicate) {
   return out.sort();
 }
 
-function run(cmd, args, env = {}) {
+function run(cmd, args, env = {}, quiet = false) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       env: { ...process.env, ...env },
@@ -27,7 +27,7 @@ function run(cmd, args, env = {}) {
     let output = "";
     child.stdout.on("data", (d) => {
       output += d;
-      process.stdout.write(d);
+      if (!quiet) process.stdout.write(d);
     });
     child.stderr.on("data", (d) => {
       output += d;
@@ -104,6 +104,28 @@ if (!only || only.includes("neutral-core")) {
     failed = true;
   }
   results.push({ name: "neutral-core", code: offenders.length ? 1 : 0 });
+}
+if (!only || only.includes("core-deps")) {
+  // Importing the engine must load zod and nothing else from outside: heavy
+  // packages come only through their own subpath exports.
+  console.log("\n=== core-deps: packages reachable from mod.ts");
+  const info = await run(bin("deno"), ["info", "--json", "mod.ts"], {}, true);
+  let bare = [];
+  try {
+    const graph = JSON.parse(info.output.slice(info.output.indexOf("{")));
+    bare = [
+      ...new Set(graph.modules.flatMap((m) => (m.dependencies ?? []).map((d) => d.specifier))),
+    ]
+      .filter((specifier) => !specifier.startsWith("."));
+  } catch (error) {
+    bare = [`(could not read the module graph: ${error})`];
+  }
+  const extra = bare.filter((specifier) => specifier !== "zod");
+  if (extra.length || info.code !== 0) {
+    console.error(`mod.ts reaches more than zod: ${extra.join(", ")}`);
+    failed = true;
+  }
+  results.push({ name: "core-deps", code: extra.length || info.code !== 0 ? 1 : 0 });
 }
 await step("tsc", bin("tsc"), ["-p", "tsconfig.json"]);
 await step("deno-check", bin("deno"), ["check", ...entryPoints]);
