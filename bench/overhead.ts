@@ -1,0 +1,119 @@
+/**
+ * Per-step engine overhead with a zero-latency scripted model: the workload of
+ * the peers' `WORKLOAD.md` (shared docs, `bench/peers/`) for Floret, run by a
+ * copy of the peers' own harness (`bench/lib/harness.mjs`) so the `RESULT`
+ * line has their exact format and the same phases and verification.
+ *
+ * One conversation = `threads.create` + `threads.send` + `threads.waitForIdle`.
+ * The model is a stateless gateway that reads only the last message; the one
+ * `add` tool validates `{a, b}` with zod and returns the number `a + b`.
+ *
+ * Variants: `memory` (memoryStore), `libsql` (libsqlStore on a WAL file in
+ * /tmp, adapter default `synchronous=FULL`), `libsql-normal` (the same with
+ * `synchronous=NORMAL`, LangGraph SqliteSaver's setting).
+ *
+ * Run: `npx tsx bench/overhead.ts --variant memory|libsql|libsql-normal
+ * --mode seq|conc --n N [--convs C]` (env WARMUP, RUNS, STEADY_STEPS).
+ *
+ * @module
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineAgent, type KvStore, memoryStore, openHost } from "@floret/engine";
+import { libsqlStore } from "@floret/engine/libsql";
+import { type ConversationResult, pkgVersion, runBench } from "./lib/harness.mjs";
+import { SYSTEM_PROMPT, USER_PROMPT } from "./lib/script.mjs";
+import { addTool, scriptedAddGateway, summarize } from "./lib/workload.ts";
+
+const PERSISTED = "per conversation: a create commit (thread record, updated-index row, request " +
+  "record) and an admission commit (thread record, index row, active marker, turn_started entry, " +
+  "request record); then per step 2 commits, each checked against the thread record's version: " +
+  "(1) the step entry (assistant tool call, usage) + thread record, (2) the tool_results entry + " +
+  "thread record, about 1.43 KB of keys and values per step, constant with history " +
+  "(bench/journal_growth.ts); finally the last step entry + turn_ended + record + index rows. " +
+  "Append-only: no history is copied per step";
+
+/** The engine's own version, from the repository's package.json. */
+function engineVersion(): string {
+  const url = new URL("../package.json", import.meta.url);
+  return String((JSON.parse(readFileSync(url, "utf8")) as { version?: unknown }).version);
+}
+
+/** A store for a variant, plus what to say about it and how to clean up. */
+function openStore(
+  variant: string,
+): { store: KvStore; info: string; cleanup(): Record<string, unknown> } {
+  if (variant === "memory") {
+    return {
+      store: memoryStore(),
+      info: `memoryStore (in process, all threads kept); ${PERSISTED}`,
+      cleanup: () => ({}),
+    };
+  }
+  if (variant === "libsql" || variant === "libsql-normal") {
+    const synchronous = variant === "libsql" ? "full" : "normal";
+    const dir = mkdtempSync(join(tmpdir(), "floret-overhead-"));
+    const file = join(dir, "bench.db");
+    return {
+      store: libsqlStore({ url: `file:${file}`, synchronous }),
+      info: `libsqlStore on a local file in ${tmpdir()}, journal_mode=WAL, synchronous=` +
+        `${synchronous.toUpperCase()} (${
+          synchronous === "full"
+            ? "adapter default: fsync of the WAL on every commit"
+            : "no fsync per commit"
+        }), every commit one libSQL batch transaction; ${PERSISTED}`,
+      cleanup: () => {
+        const size = (path: string): number => {
+          try {
+            return statSync(path).size;
+          } catch {
+            return 0;
+          }
+        };
+        const facts = { dbBytes: size(file), walBytes: size(`${file}-wal`) };
+        rmSync(dir, { recursive: true, force: true });
+        return facts;
+      },
+    };
+  }
+  throw new Error(`unknown variant ${variant} (memory, libsql, libsql-normal)`);
+}
+
+await runBench(
+  "floret",
+  {
+    "@floret/engine": engineVersion(),
+    zod: pkgVersion("zod"),
+    "@libsql/client": pkgVersion("@libsql/client"),
+  },
+  async ({ variant, N }) => {
+    const { store, info, cleanup } = openStore(variant);
+    const host = await openHost({ store });
+    const agent = defineAgent({
+      id: "counter",
+      systemPrompt: SYSTEM_PROMPT,
+      gateway: scriptedAddGateway(N),
+      tools: [addTool],
+      maxSteps: N + 1,
+    });
+    const threads = host.threads({ agent });
+    return {
+      info,
+      async runConversation(convId: string): Promise<ConversationResult> {
+        const { threadId } = await threads.create({ requestKey: `${convId}:create` });
+        await threads.send({
+          threadId,
+          requestKey: `${convId}:send`,
+          input: { text: USER_PROMPT },
+        });
+        return summarize(await threads.waitForIdle(threadId));
+      },
+      async teardown(): Promise<Record<string, unknown>> {
+        await host.shutdown();
+        await store.close();
+        return cleanup();
+      },
+    };
+  },
+);
