@@ -7,6 +7,7 @@
 import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
 import type { FinishReason, Gateway, ProviderRequest, Usage } from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
+import { AttemptClock } from "./attempt_clock.ts";
 
 /** A provider response, assembled. */
 export interface StepOutput {
@@ -91,25 +92,17 @@ async function runAttempt(
   const abortFromOuter = (): void => controller.abort(outer.reason);
   outer.addEventListener("abort", abortFromOuter, { once: true });
   let timedOut: ProviderError | undefined;
-  const timeout = (what: string, ms: number): ReturnType<typeof setTimeout> =>
-    setTimeout(() => {
-      timedOut = new ProviderError(`Provider request timed out: ${what} after ${ms} ms`, {
-        retry: "timeout",
-        kind: "stream_interrupted",
-      });
-      controller.abort(timedOut);
-    }, ms);
-  const { timeouts } = policy;
-  const attemptTimer = timeout("attempt", timeouts.attemptMs);
-  let idleTimer = timeout("first output", timeouts.firstOutputMs);
+  const clock = new AttemptClock(policy.timeouts, (error) => {
+    timedOut = error;
+    controller.abort(error);
+  });
 
   const output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
   const calls = new Map<string, StepOutput["calls"][number]>();
   let finished = false;
   try {
     for await (const event of gateway.stream(request, { signal: controller.signal })) {
-      clearTimeout(idleTimer);
-      idleTimer = timeout("between outputs", timeouts.betweenOutputsMs);
+      clock.tick();
       if (controller.signal.aborted) break;
       switch (event.type) {
         case "text":
@@ -155,8 +148,7 @@ async function runAttempt(
   } catch (error) {
     throw timedOut ?? error;
   } finally {
-    clearTimeout(idleTimer);
-    clearTimeout(attemptTimer);
+    clock.stop();
     outer.removeEventListener("abort", abortFromOuter);
   }
   if (timedOut) throw timedOut;

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { sha256HexSync } from "../_runtime.ts";
 import { canonicalJson } from "./canonical_json.ts";
 
 const encoder = new TextEncoder();
@@ -14,6 +15,7 @@ const encoder = new TextEncoder();
  * @returns 64 lowercase hex digits
  */
 export async function sha256Hex(text: string | Uint8Array): Promise<string> {
+  if (sha256HexSync) return sha256HexSync(text);
   const bytes = typeof text === "string" ? encoder.encode(text) : text;
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),

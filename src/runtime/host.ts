@@ -93,21 +93,28 @@ export async function openHost(options: HostOptions): Promise<Host> {
   const observe = safeObserver(options.onEvent);
   const journal = await Journal.open(store);
   await recoverThreads(journal, ownership, observe);
-  return new EngineHost(journal, ownership, observe);
+  return new EngineHost(journal, ownership, observe, options.onEvent !== undefined);
 }
 
 class EngineHost implements Host {
   readonly #journal: Journal;
   readonly #observe: (event: ObservationEvent) => void;
+  readonly #observing: boolean;
   readonly #actors: ActorCache;
   readonly #leases: LeaseKeeper;
   #closed = false;
   #shutdown: Promise<void> | undefined;
   #service: { source: AgentSource; service: ThreadService } | undefined;
 
-  constructor(journal: Journal, ownership: Ownership, observe: (event: ObservationEvent) => void) {
+  constructor(
+    journal: Journal,
+    ownership: Ownership,
+    observe: (event: ObservationEvent) => void,
+    observing: boolean,
+  ) {
     this.#journal = journal;
     this.#observe = observe;
+    this.#observing = observing;
     this.#actors = new ActorCache(journal, ownership);
     this.#leases = new LeaseKeeper(this.#actors, ownership);
   }
@@ -148,6 +155,7 @@ class EngineHost implements Host {
       resolveAgent,
       runDeps: {
         observe: this.#observe,
+        observing: this.#observing,
         resolveAgent,
         onRunStart: () => this.#leases.update(),
         onRunEnd: () => {

@@ -20,6 +20,8 @@ export interface RunDeps {
   observe(event: ObservationEvent): void;
   /** The agent for a turn (from `{ agent }` or the host's `agentFactory`). */
   resolveAgent(threadId: string, turnId: string): Promise<Agent>;
+  /** Whether the host listens to observation events at all. */
+  observing: boolean;
   /** A run started (its lease needs keeping). */
   onRunStart(): void;
   /** A run finished (the actor may be evicted from the cache). */
@@ -52,8 +54,11 @@ export function startRun(
   actor.run = run;
   actor.stopping = false;
   deps.onRunStart();
-  const observe = (type: string, detail: Record<string, unknown>): void =>
-    deps.observe({ type, threadId, turnId, runId, at: new Date().toISOString(), ...detail });
+  // Events are built only when someone listens: this runs several times per step.
+  const observe = deps.observing
+    ? (type: string, detail: Record<string, unknown>): void =>
+      deps.observe({ type, threadId, turnId, runId, at: new Date().toISOString(), ...detail })
+    : noop;
 
   /** Runs `change` under the lock if this run still owns the thread. */
   /**

@@ -8,7 +8,6 @@
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { fingerprintOf } from "../identity/fingerprint.ts";
-import type { Usage } from "../provider/gateway.ts";
 import { cancel } from "./cancel_command.ts";
 import { commandSchemas, parseCommand } from "./command_input.ts";
 import { fork } from "./fork_command.ts";
