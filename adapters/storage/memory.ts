@@ -10,6 +10,7 @@ import { FloretError } from "../../src/errors.ts";
 import { decodeKey } from "../../src/spi/key_codec.ts";
 import { bytesToMapKey, formatVersion, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
 import { planScan } from "../../src/spi/kv_range.ts";
+import { SortedIndex } from "./sorted_index.ts";
 import type {
   KvCommit,
   KvCommitResult,
@@ -26,24 +27,12 @@ interface Slot {
   version: string;
 }
 
-// Binary search over keys kept as binary strings, whose `<` is byte order.
-function lowerBound(sorted: string[], id: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 function toEntry(slot: Slot): KvEntry {
   return { key: decodeKey(slot.bytes), value: slot.value.slice(), version: slot.version };
 }
 
 /**
- * Creates an empty in-memory store: sorted encoded keys plus a `Map`. Values
+ * Creates an empty in-memory store: a chunked sorted index of encoded keys plus a `Map`. Values
  * are copied on the way in and out, so callers never share buffers with it.
  * Contents vanish with the process; use it for tests and ephemeral hosts.
  *
@@ -59,7 +48,8 @@ function toEntry(slot: Slot): KvEntry {
  */
 export function memoryStore(): KvStore {
   const slots = new Map<string, Slot>();
-  const sorted: string[] = [];
+  // Keys as binary strings, whose `<` is byte order.
+  const sorted = new SortedIndex();
   let counter = 0n;
   let closed = false;
 
@@ -76,14 +66,14 @@ export function memoryStore(): KvStore {
 
   const put = (bytes: Uint8Array, value: Uint8Array, version: string): void => {
     const id = bytesToMapKey(bytes);
-    if (!slots.has(id)) sorted.splice(lowerBound(sorted, id), 0, id);
+    if (!slots.has(id)) sorted.insert(id);
     slots.set(id, { bytes, value, version });
   };
 
   const remove = (bytes: Uint8Array): void => {
     const id = bytesToMapKey(bytes);
     if (!slots.delete(id)) return;
-    sorted.splice(lowerBound(sorted, id), 1);
+    sorted.remove(id);
   };
 
   return {
@@ -100,13 +90,16 @@ export function memoryStore(): KvStore {
       return guard(() => {
         const scan = planScan(selector, options);
         if (scan.empty) return [];
-        const from = lowerBound(sorted, bytesToMapKey(scan.lower));
-        const to = lowerBound(sorted, bytesToMapKey(scan.upper));
         const out: KvEntry[] = [];
-        const step = scan.reverse ? -1 : 1;
-        for (let i = scan.reverse ? to - 1 : from; i >= from && i < to; i += step) {
+        for (
+          const id of sorted.range(
+            bytesToMapKey(scan.lower),
+            bytesToMapKey(scan.upper),
+            scan.reverse,
+          )
+        ) {
           if (out.length >= scan.limit) break;
-          out.push(toEntry(slots.get(sorted[i]) as Slot));
+          out.push(toEntry(slots.get(id) as Slot));
         }
         return out;
       });
@@ -132,7 +125,7 @@ export function memoryStore(): KvStore {
     close(): Promise<void> {
       closed = true;
       slots.clear();
-      sorted.length = 0;
+      sorted.clear();
       return Promise.resolve();
     },
   };
