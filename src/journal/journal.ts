@@ -29,8 +29,14 @@ export interface VersionedRecord {
 export interface ThreadCommit {
   /** The record as read (`null`: the thread must not exist yet). */
   expected: VersionedRecord | null;
-  /** The record to write. */
-  record: ThreadRecord;
+  /**
+   * The record to write; `null` appends entries checked against the record's
+   * version without rewriting it. That is safe because every other writer of
+   * a thread (commands, other hosts, recovery) rewrites the record, so its
+   * version still orders all writes; only the run that owns the active turn
+   * appends this way.
+   */
+  record: ThreadRecord | null;
   /** New entries, `seq` already assigned. */
   entries?: Entry[];
   /** A request key to claim (it must not exist). */
@@ -103,9 +109,13 @@ export class Journal {
     return entry ? decodeValue<RequestRecord>(entry.value) : null;
   }
 
-  /** Reads every entry on a thread's path: its fork sources' entries first, then its own. */
-  readPath(record: ThreadRecord): Promise<Entry[]> {
-    return this.#entriesUpTo(record, record.seq);
+  /**
+   * Reads the entries on a thread's path: its fork sources' entries first,
+   * then its own, up to `maxSeq` (default: all). The record's own `seq` may
+   * lag behind its entries: mid-turn commits append without rewriting it.
+   */
+  readPath(record: ThreadRecord, maxSeq: number = Number.MAX_SAFE_INTEGER): Promise<Entry[]> {
+    return this.#entriesUpTo(record, maxSeq);
   }
 
   async #entriesUpTo(record: ThreadRecord, maxSeq: number): Promise<Entry[]> {
@@ -118,7 +128,10 @@ export class Journal {
       inherited = await this.#entriesUpTo(source.record, Math.min(record.base.seq, maxSeq));
     }
     const own = await guard(() =>
-      this.#store.list({ start: keys.entry(record.id, 0), end: keys.entry(record.id, maxSeq + 1) })
+      this.#store.list({
+        start: keys.entry(record.id, 0),
+        end: keys.entry(record.id, Math.min(maxSeq, Number.MAX_SAFE_INTEGER - 1) + 1),
+      })
     );
     for (const item of own) {
       const entry = decodeValue<Entry>(item.value);
@@ -163,27 +176,34 @@ export class Journal {
    */
   async commit(change: ThreadCommit): Promise<string | null> {
     const { record, expected } = change;
+    const threadId = record?.id ?? expected!.record.id;
+    const threadKey = keys.thread(threadId);
     const op: Required<KvCommit> = {
-      checks: [{ key: keys.thread(record.id), version: expected?.version ?? null }],
-      set: [{ key: keys.thread(record.id), value: encodeValue(record) }],
+      checks: [{ key: threadKey, version: expected?.version ?? null }],
+      set: [],
       delete: [],
     };
-    if (expected?.record.updatedAt !== record.updatedAt) {
-      if (expected) op.delete.push(keys.updated(Date.parse(expected.record.updatedAt), record.id));
-      if (!record.deleted) {
-        op.set.push({
-          key: keys.updated(Date.parse(record.updatedAt), record.id),
-          value: new Uint8Array(),
-        });
+    if (record) {
+      op.set.push({ key: threadKey, value: encodeValue(record) });
+      if (expected?.record.updatedAt !== record.updatedAt) {
+        if (expected) {
+          op.delete.push(keys.updated(Date.parse(expected.record.updatedAt), record.id));
+        }
+        if (!record.deleted) {
+          op.set.push({
+            key: keys.updated(Date.parse(record.updatedAt), record.id),
+            value: new Uint8Array(),
+          });
+        }
+      }
+      if (record.active && !expected?.record.active) {
+        op.set.push({ key: keys.active(record.id), value: new Uint8Array() });
+      } else if (!record.active && expected?.record.active) {
+        op.delete.push(keys.active(record.id));
       }
     }
-    if (record.active && !expected?.record.active) {
-      op.set.push({ key: keys.active(record.id), value: new Uint8Array() });
-    } else if (!record.active && expected?.record.active) {
-      op.delete.push(keys.active(record.id));
-    }
     for (const entry of change.entries ?? []) {
-      op.set.push({ key: keys.entry(record.id, entry.seq), value: encodeValue(entry) });
+      op.set.push({ key: keys.entry(threadId, entry.seq), value: encodeValue(entry) });
     }
     if (change.request) {
       const key = keys.request(change.request.scope, change.request.key);
@@ -196,7 +216,9 @@ export class Journal {
     op.delete.push(...(change.delete ?? []));
     op.checks.push(...(change.checks ?? []));
     const result = await guard(() => this.#store.commit(op));
-    return result.ok ? result.version : null;
+    if (!result.ok) return null;
+    // An append leaves the record, and so its version, unchanged.
+    return record ? result.version : expected!.version;
   }
 
   /** Deletes keys in chunks, outside any thread commit (garbage after a tombstone). */

@@ -34,7 +34,7 @@ export async function fork(
     const plan = await source.exclusive(async () => {
       source.assertLive();
       const cut = cutSeq(source, atItemId);
-      const entries = await ctx.journal.readPath({ ...source.record, seq: cut });
+      const entries = await ctx.journal.readPath(source.record, cut);
       return { cut, entries, sourceRecord: source.record };
     });
     const forkId = newId("thread");
@@ -71,7 +71,7 @@ export async function fork(
 
 /** The journal position to cut at: the item's entry, or its turn's end when the item ends the turn. */
 function cutSeq(source: ThreadActor, atItemId: string | undefined): number {
-  if (atItemId === undefined) return source.record.seq;
+  if (atItemId === undefined) return source.lastSeq;
   const item = source.view.item(atItemId);
   const seq = source.view.seqOf(atItemId);
   if (!item || seq === undefined || item.live) {

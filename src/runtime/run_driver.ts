@@ -139,13 +139,13 @@ export function startRun(
     commitStep: (step, end) =>
       owned(async () => {
         if (end) return endWith([step], { turnId, runId, outcome: end.outcome });
-        await actor.commit({ record: actor.record, entries: [step] });
+        await actor.commit({ record: null, entries: [step] });
         run.partial = undefined;
       }),
     commitResults: (results, artifacts) =>
       owned(() =>
         actor.commit({
-          record: actor.record,
+          record: null,
           entries: [results],
           set: artifacts.map((artifact) => ({
             key: keys.artifact(threadId, artifact.id),

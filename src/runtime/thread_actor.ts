@@ -29,7 +29,8 @@ export class StaleThreadError extends Error {
 
 /** One change to commit: the new record and what goes with it. */
 export interface ActorChange {
-  record: ThreadRecord;
+  /** The new record; `null` appends entries under a check of the current one (see Journal.commit). */
+  record: ThreadRecord | null;
   entries?: NewEntry[];
   request?: { scope: string; key: string; value: RequestRecord };
   set?: { key: KvKey; value: unknown }[];
@@ -52,6 +53,7 @@ export class ThreadActor {
   /** A graceful or immediate cancel is in progress. */
   stopping = false;
   #current!: VersionedRecord;
+  #lastSeq = 0;
   #tail: Promise<unknown> = Promise.resolve();
   #queued = 0;
   readonly #statusWaiters = new Set<() => void>();
@@ -116,9 +118,9 @@ export class ThreadActor {
    */
   async commit(change: ActorChange): Promise<void> {
     const at = new Date().toISOString();
-    let seq = this.record.seq;
+    let seq = this.#lastSeq;
     const entries = (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
-    const record = stampLease({ ...change.record, seq }, this.ownership);
+    const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     const version = await this.journal.commit({
       expected: this.#current,
       record,
@@ -132,10 +134,16 @@ export class ThreadActor {
       throw new StaleThreadError(this.threadId);
     }
     const statusBefore = this.status;
-    this.#current = { record, version };
+    if (record) this.#current = { record, version };
+    this.#lastSeq = seq;
     for (const entry of entries) this.#apply(entry);
-    if (record.title !== this.#titleShown) this.#publishTitle(record.title);
+    if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
     if (this.status !== statusBefore) this.publishStatus();
+  }
+
+  /** The seq of the last entry on this thread's path. */
+  get lastSeq(): number {
+    return this.#lastSeq;
   }
 
   /** Publishes the status and queue components and wakes status waiters. */
@@ -224,6 +232,7 @@ export class ThreadActor {
     this.openCalls = new OpenCalls();
     this.#current = current;
     this.#titleShown = current.record.title;
+    this.#lastSeq = Math.max(current.record.seq, entries.at(-1)?.seq ?? 0);
     for (const entry of entries) this.#apply(entry);
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
