@@ -7,6 +7,7 @@
  */
 import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
+import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
 import { type HistoryMessage, type HistoryModel, toHistory } from "../journal/history_model.ts";
 import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
@@ -56,22 +57,31 @@ export async function buildRequest(
   const projected = history.messages(turnId, agent.gateway.info.stateKey);
   const messages = new Array(projected.length + 1);
   messages[0] = parts.system.message;
+  for (let i = 0; i < projected.length; i++) messages[i + 1] = projected[i].message;
+  const maxOutputTokens = agent.context.maxOutputTokens;
   // Assembled by hand from cached pieces; equal to canonicalJson() of the same object
   // (keys in sorted order, undefined fields left out), which a test checks.
-  let json = "{";
-  const maxOutputTokens = agent.context.maxOutputTokens;
-  if (maxOutputTokens !== undefined) json += `"maxOutputTokens":${canonicalJson(maxOutputTokens)},`;
-  json += `"messages":[${parts.system.json}`;
-  for (let i = 0; i < projected.length; i++) {
-    messages[i + 1] = projected[i].message;
-    json += "," + projected[i].json;
-  }
-  json += `],"tools":${parts.toolsJson}}`;
-  const request: ProviderRequest = {
-    messages,
-    tools: parts.tools,
-    fingerprint: await sha256Hex(json),
+  const canonical = (): string => {
+    let json = "{";
+    if (maxOutputTokens !== undefined) {
+      json += `"maxOutputTokens":${canonicalJson(maxOutputTokens)},`;
+    }
+    json += `"messages":[${parts.system.json}`;
+    for (const message of projected) json += "," + message.json;
+    return json + `],"tools":${parts.toolsJson}}`;
   };
+  const request = { messages, tools: parts.tools } as ProviderRequest;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  if (sha256HexSync) {
+    // Most gateways never read the fingerprint: compute it on first read, once.
+    const hash = sha256HexSync;
+    let fingerprint: string | undefined;
+    Object.defineProperty(request, "fingerprint", {
+      enumerable: true,
+      get: () => (fingerprint ??= hash(canonical())),
+    });
+  } else {
+    request.fingerprint = await sha256Hex(canonical());
+  }
   return Object.freeze(request);
 }

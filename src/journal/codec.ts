@@ -1,10 +1,12 @@
 /**
- * Durable values are canonical JSON in UTF-8: deterministic bytes for equal values.
+ * Durable values are JSON in UTF-8. The engine builds every value in a fixed
+ * field order, so equal values encode to equal bytes without sorting keys on
+ * the hot path (request fingerprints, which hash host and provider data, use
+ * canonical JSON instead).
  *
  * @module
  */
 import { FloretError } from "../errors.ts";
-import { canonicalJson } from "../identity/canonical_json.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -13,10 +15,10 @@ const decoder = new TextDecoder();
  * Encodes a durable value.
  *
  * @param value plain JSON data
- * @returns UTF-8 canonical JSON
+ * @returns UTF-8 JSON
  */
 export function encodeValue(value: unknown): Uint8Array {
-  return encoder.encode(canonicalJson(value));
+  return encoder.encode(JSON.stringify(value));
 }
 
 /**

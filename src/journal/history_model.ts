@@ -9,12 +9,22 @@ import { canonicalJson } from "../identity/canonical_json.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import type { Entry, StepEntry, SupplementalContext, TurnStartedEntry } from "./entries.ts";
 
-/** A provider message with its canonical JSON cached (fingerprints hash many of them per step). */
-export interface HistoryMessage {
-  message: ProviderMessage;
-  json: string;
+/** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
+export class HistoryMessage {
+  readonly message: ProviderMessage;
   /** For assistant messages: whose opaque state `message.state` is. */
-  stateKey?: string;
+  readonly stateKey?: string;
+  #json: string | undefined;
+
+  constructor(message: ProviderMessage, stateKey?: string) {
+    this.message = message;
+    this.stateKey = stateKey;
+  }
+
+  /** The message's canonical JSON. */
+  get json(): string {
+    return (this.#json ??= canonicalJson(this.message));
+  }
 }
 
 /** One user message and the model's work on it, over every turn that retried it. */
@@ -125,7 +135,7 @@ export class HistoryModel {
 
 /** Wraps a message with its canonical JSON. */
 export function toHistory(message: ProviderMessage, stateKey?: string): HistoryMessage {
-  return { message, json: canonicalJson(message), stateKey };
+  return new HistoryMessage(message, stateKey);
 }
 
 function withoutState(message: HistoryMessage): HistoryMessage {

@@ -15,6 +15,16 @@ import type {
   TurnStartedEntry,
 } from "./entries.ts";
 
+/** Where a view's changes go (the thread's publisher). */
+export interface OpSink {
+  /** Whether building ops is worth it. */
+  readonly hasSubscribers: boolean;
+  /** Publishes one change. */
+  push(op: ViewOp): void;
+  /** Records a change nobody listens to (the view version still moves). */
+  touch(): void;
+}
+
 /** The item id scheme: derived from the journal, so live and settled items share ids. */
 export const itemIds = {
   user: (turnId: string): string => `${turnId}:user`,
@@ -34,11 +44,11 @@ export class ViewModel {
   readonly #liveBytes = new Map<string, number>();
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
   readonly #toolItems = new Map<string, string>();
-  readonly #emit: (op: ViewOp) => void;
+  readonly #sink: OpSink;
 
-  /** @param emit receives every change, in order */
-  constructor(emit: (op: ViewOp) => void) {
-    this.#emit = emit;
+  /** @param sink receives every change, in order */
+  constructor(sink: OpSink) {
+    this.#sink = sink;
   }
 
   /** Applies one committed entry. */
@@ -90,7 +100,7 @@ export class ViewModel {
     item.text = (item.text ?? "") + delta;
     const offset = this.#liveBytes.get(id) ?? 0;
     this.#liveBytes.set(id, offset + utf8Length(delta));
-    this.#emit({ op: "append-text", itemId: id, offset, text: delta });
+    this.#emit(() => ({ op: "append-text", itemId: id, offset, text: delta }));
   }
 
   /** Removes the live items of a step whose attempt failed (a retry streams afresh). */
@@ -102,7 +112,7 @@ export class ViewModel {
       this.#itemIndex.delete(id);
       this.#liveBytes.delete(id);
       this.#reindexFrom(index);
-      this.#emit({ op: "remove", itemId: id });
+      this.#emit(() => ({ op: "remove", itemId: id }));
     }
   }
 
@@ -187,7 +197,7 @@ export class ViewModel {
     settled.ordinal = index;
     settled.createdAt = this.items[index].createdAt;
     this.items[index] = settled;
-    this.#emit({ op: "replace", item: settled });
+    this.#emit(() => ({ op: "replace", item: settled }));
   }
 
   #toolResults(entry: ToolResultsEntry): void {
@@ -208,7 +218,7 @@ export class ViewModel {
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
-      this.#emit({ op: "replace", item: updated });
+      this.#emit(() => ({ op: "replace", item: updated }));
     }
   }
 
@@ -219,7 +229,7 @@ export class ViewModel {
     const item = this.items[index];
     const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
     this.items[index] = updated;
-    this.#emit({ op: "replace", item: updated });
+    this.#emit(() => ({ op: "replace", item: updated }));
   }
 
   #turnEnded(entry: TurnEndedEntry): void {
@@ -247,7 +257,7 @@ export class ViewModel {
     item.ordinal = this.items.length;
     this.#itemIndex.set(item.id, this.items.length);
     this.items.push(item);
-    this.#emit({ op: "add", item: { ...item } });
+    this.#emit(() => ({ op: "add", item: { ...item } }));
   }
 
   #reindexFrom(start: number): void {
@@ -257,8 +267,14 @@ export class ViewModel {
     }
   }
 
+  /** Builds the op only when someone listens; otherwise only the version moves. */
+  #emit(make: () => ViewOp): void {
+    if (this.#sink.hasSubscribers) this.#sink.push(make());
+    else this.#sink.touch();
+  }
+
   #emitTurns(): void {
-    this.#emit({ op: "component", name: "turns", value: this.turns.slice() });
+    this.#emit(() => ({ op: "component", name: "turns", value: this.turns.slice() }));
   }
 }
 

@@ -24,6 +24,7 @@ export class Publisher {
   #pending: ViewOp[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #microtask = false;
+  #dirty = false;
   readonly #subscribers = new Set<Subscriber>();
 
   /** The version of the last flushed batch (the view's `viewVersion`). */
@@ -47,6 +48,15 @@ export class Publisher {
     }
   }
 
+  /** Records a change without an op (nobody listens): the next flush still moves the version. */
+  touch(): void {
+    this.#dirty = true;
+    if (!this.#microtask) {
+      this.#microtask = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
   /** Publishes pending ops as one batch now. */
   flush(): void {
     this.#microtask = false;
@@ -54,7 +64,8 @@ export class Publisher {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0 && !this.#dirty) return;
+    this.#dirty = false;
     const ops = this.#pending;
     this.#pending = [];
     const baseVersion = this.#version++;

@@ -227,7 +227,7 @@ export class ThreadActor {
       return false;
     }
     const entries = await this.journal.readPath(current.record);
-    this.view = new ViewModel((op) => this.publisher.push(op));
+    this.view = new ViewModel(this.publisher);
     this.history = new HistoryModel();
     this.openCalls = new OpenCalls();
     this.#current = current;
