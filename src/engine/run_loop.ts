@@ -39,6 +39,8 @@ export interface RunHost {
   commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean>;
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean>;
   batchStarted(batch: Promise<unknown>): void;
+  /** Whether anyone listens; events (and their details) are built only then. */
+  readonly observing: boolean;
   observe(type: string, detail: Record<string, unknown>): void;
   newId(prefix: string): string;
 }
@@ -83,11 +85,13 @@ export async function runTurn(
         onDelta: (kind, delta) => host.liveDelta(stepNo, kind, delta),
         onAttempt: (attempt) => {
           if (attempt > 1) host.progress("model", stepNo, attempt);
-          host.observe("provider.attempt", {
-            step: stepNo,
-            attempt,
-            fingerprint: request.fingerprint,
-          });
+          if (host.observing) {
+            host.observe("provider.attempt", {
+              step: stepNo,
+              attempt,
+              fingerprint: request.fingerprint,
+            });
+          }
         },
         onRetry: (attempt, delayMs, error) => {
           host.dropLive(stepNo);
@@ -106,7 +110,9 @@ export async function runTurn(
       await host.endTurn("failed", providerFailure(error));
       return;
     }
-    if (output.usage) host.observe("usage", { step: stepNo, usage: output.usage });
+    if (output.usage && host.observing) {
+      host.observe("usage", { step: stepNo, usage: output.usage });
+    }
 
     const entry: NewStep = {
       kind: "step",
@@ -149,7 +155,7 @@ export async function runTurn(
     if (!await host.commitStep(entry)) return;
 
     host.progress("tools", stepNo);
-    for (const call of runnable) {
+    for (const call of host.observing ? runnable : []) {
       host.observe("tool.dispatched", {
         callId: call.record.callId,
         name: call.record.name,
@@ -171,7 +177,7 @@ export async function runTurn(
       results: outcomes,
     };
     if (!await host.commitResults(results, artifacts)) return;
-    for (const outcome of outcomes) {
+    for (const outcome of host.observing ? outcomes : []) {
       host.observe("tool.result", {
         callId: outcome.callId,
         name: outcome.name,

@@ -157,6 +157,7 @@ export function startRun(
     batchStarted: (batch) => {
       run.batch = batch.then(noop, noop);
     },
+    observing: deps.observing,
     observe,
     newId,
   };
