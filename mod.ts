@@ -82,6 +82,7 @@ export type { AgentSource, Host, HostOptions } from "./src/runtime/host.ts";
 export type { ThreadService } from "./src/runtime/thread_service.ts";
 export type { UserInput } from "./src/runtime/user_input.ts";
 export type {
+  Artifact,
   ContextFigures,
   Interaction,
   ItemKind,

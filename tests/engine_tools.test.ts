@@ -198,7 +198,14 @@ describe("tool calls", () => {
     assert.ok(new TextEncoder().encode(output).length < 40_000);
     assert.match(output, /bytes omitted; full output kept as artifact artifact_/);
     assert.ok(!output.includes("MIDDLE"));
-    assert.ok(tools(view)[0].artifactId?.startsWith("artifact_"));
+    const artifactId = tools(view)[0].artifactId!;
+    assert.ok(artifactId.startsWith("artifact_"));
+    const artifact = await e.threads.artifact(e.threadId, artifactId);
+    assert.equal(artifact.text, "é".repeat(50_000) + "MIDDLE" + "x".repeat(50_000));
+    await assert.rejects(
+      e.threads.artifact(e.threadId, "artifact_missing"),
+      (error: unknown) => (error as { code?: string }).code === "invalid_input",
+    );
     await e.host.shutdown();
   });
 

@@ -60,7 +60,6 @@ export function startRun(
       deps.observe({ type, threadId, turnId, runId, at: new Date().toISOString(), ...detail })
     : noop;
 
-  /** Runs `change` under the lock if this run still owns the thread. */
   /**
    * Runs `change` under the lock while this run still owns the thread. When
    * another writer changed the record first (say, a host that queued input),

@@ -15,7 +15,9 @@ import { context, history, list, waitForIdle } from "./queries.ts";
 import { freshActor, replayOf, type ServiceContext } from "./service_context.ts";
 import { create, deleteThread, setTitle } from "./thread_commands.ts";
 import { deleteQueued, promoteQueued, retry, send } from "./turn_commands.ts";
+import { keys } from "../journal/keys.ts";
 import type {
+  Artifact,
   ContextFigures,
   ThreadItem,
   ThreadSummary,
@@ -93,6 +95,8 @@ export interface ThreadService {
   ): Promise<{ outcome: "compacted" | "noop"; view: ThreadView }>;
   /** Context window figures. */
   context(threadId: string): Promise<ContextFigures>;
+  /** The full output of a tool call that reached the model shortened (see a tool item's `artifactId`). */
+  artifact(threadId: string, artifactId: string): Promise<Artifact>;
   /** Resolves once the thread is idle or waiting for an interaction. */
   waitForIdle(
     threadId: string,
@@ -178,6 +182,19 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     }),
     context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
     waitForIdle: guarded((threadId, options) => waitForIdle(ctx, checkId(threadId), options)),
+    artifact: guarded(async (threadId, artifactId) => {
+      await freshActor(ctx, checkId(threadId));
+      const found = typeof artifactId === "string"
+        ? await ctx.journal.value<Artifact>(keys.artifact(threadId, artifactId))
+        : null;
+      if (!found) {
+        throw new FloretError(
+          "invalid_input",
+          `No artifact ${String(artifactId)} in thread ${threadId}`,
+        );
+      }
+      return found;
+    }),
   };
 }
 

@@ -147,6 +147,16 @@ export interface ContextFigures {
   }[];
 }
 
+/** A tool output kept whole because the model saw it shortened. */
+export interface Artifact {
+  id: string;
+  turnId: string;
+  runId: string;
+  callId: string;
+  /** The complete output. */
+  text: string;
+}
+
 /** What `subscribe` yields. */
 export type ThreadUpdate =
   | { type: "batch"; baseVersion: number; version: number; ops: ViewOp[] }
