@@ -156,6 +156,7 @@ export class ThreadActor {
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
     this.runProgress = progress;
+    if (!this.publisher.hasSubscribers) return this.publisher.touch();
     this.publisher.push({
       op: "component",
       name: "runProgress",
