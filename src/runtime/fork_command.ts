@@ -35,7 +35,7 @@ export async function fork(
       source.assertLive();
       const cut = cutSeq(source, atItemId);
       const entries = await ctx.journal.readPath(source.record, cut);
-      return { cut, entries, sourceRecord: source.record };
+      return { cut, entries, sourceRecord: source.record, sourceVersion: source.versioned.version };
     });
     const forkId = newId("thread");
     const now = new Date().toISOString();
@@ -62,6 +62,8 @@ export async function fork(
         value: { op: "fork", fingerprint, result: { threadId: forkId } },
       },
       set: [{ key: keys.fork(threadId, forkId), value: {} }],
+      // A source deleted meanwhile (its entries may be purged) fails this; the retry sees the tombstone.
+      checks: [{ key: keys.thread(threadId), version: plan.sourceVersion }],
     });
     if (version !== null) {
       return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };

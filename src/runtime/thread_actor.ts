@@ -223,7 +223,10 @@ export class ThreadActor {
     if (!current || current.record.deleted) {
       // Deleted meanwhile (possibly by another host): every later command sees thread_not_found.
       if (this.#current) {
-        this.#current = { ...this.#current, record: { ...this.#current.record, deleted: true } };
+        const record = { ...this.#current.record, deleted: true };
+        delete record.active;
+        this.#current = { ...this.#current, record };
+        this.#releaseLostRun();
       }
       return false;
     }

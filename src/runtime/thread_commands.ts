@@ -121,11 +121,7 @@ export async function deleteThread(
       await actor.commit({
         record,
         entries: settled?.entries,
-        request: {
-          scope: threadId,
-          key: requestKey,
-          value: { op: "delete", fingerprint, result: {} },
-        },
+        request: claimOf({ threadId, requestKey, op: "delete", fingerprint }),
       });
       return true;
     })
