@@ -82,6 +82,14 @@ describe("fork", () => {
       e.threads.fork({ threadId: nested.threadId, requestKey: "f4", atItemId: "nope" }),
       isCode("invalid_input"),
     );
+    // Deleting the last reader collects the whole chain of deleted sources.
+    const entriesOf = async (id: string) => (await e.store.list({ prefix: ["entry", id] })).length;
+    assert.ok(await entriesOf(e.threadId) > 0, "kept while a fork reads them");
+    await e.threads.delete({ threadId: cut.threadId, requestKey: "d" });
+    await e.threads.delete({ threadId: nested.threadId, requestKey: "d" });
+    for (const id of [e.threadId, whole.threadId, nested.threadId, cut.threadId]) {
+      assert.equal(await entriesOf(id), 0, `entries of ${id} are purged`);
+    }
     await e.host.shutdown();
   });
 

@@ -128,15 +128,25 @@ export async function deleteThread(
   );
   ctx.actors.forget(threadId);
   if (!deleted) return;
-  const forks = await ctx.journal.indexed(keys.forksOf(threadId));
-  if (forks.length === 0) {
-    await ctx.journal.purge(keys.entries(threadId));
-    await ctx.journal.purge(keys.artifactsOf(threadId));
-  }
   if (actor.record.parentThreadId) {
     await ctx.journal.store.commit({ delete: [keys.child(actor.record.parentThreadId, threadId)] });
   }
-  if (actor.record.base) {
-    await ctx.journal.store.commit({ delete: [keys.fork(actor.record.base.threadId, threadId)] });
-  }
+  await collectIfUnread(ctx, threadId);
+}
+
+/**
+ * Purges a deleted thread's entries once no fork reads them any more, then
+ * does the same for the source it was forked from: a chain of deleted
+ * threads is collected when its last fork goes.
+ */
+async function collectIfUnread(ctx: ServiceContext, threadId: string): Promise<void> {
+  const current = await ctx.journal.thread(threadId);
+  if (!current?.record.deleted) return;
+  if ((await ctx.journal.indexed(keys.forksOf(threadId))).length > 0) return;
+  await ctx.journal.purge(keys.entries(threadId));
+  await ctx.journal.purge(keys.artifactsOf(threadId));
+  const base = current.record.base;
+  if (!base) return;
+  await ctx.journal.store.commit({ delete: [keys.fork(base.threadId, threadId)] });
+  await collectIfUnread(ctx, base.threadId);
 }
