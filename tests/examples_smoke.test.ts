@@ -1,0 +1,53 @@
+// The examples run as users run them, on the runtime running this test: the
+// quickstart end to end (scripted model), the live examples skip cleanly
+// without API keys.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+function runExample(file: string): { status: number | null; output: string } {
+  const args = "Deno" in globalThis
+    ? ["run", "-A", file]
+    : "Bun" in globalThis
+    ? [file]
+    : ["--import", "tsx", file];
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/_API_KEY$/.test(name)) env[name] = value;
+  }
+  const result = spawnSync(process.execPath, args, {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+test("the quickstart streams a tool conversation, settles it and reopens the file", {
+  timeout: 90_000,
+}, () => {
+  const { status, output } = runExample("examples/quickstart.ts");
+  assert.equal(status, 0, output);
+  assert.match(output, /scripted model \(set OPENAI_API_KEY to use a real one\)/);
+  assert.match(output, /\[tool\] get_weather\(\{"city":"Lisbon"\}\)/);
+  assert.match(output, /#4 assistant Lisbon is 16 °C/);
+  assert.match(output, /Turn completed\./);
+  assert.match(output, /Reopened .*: 5 items, status idle\./);
+});
+
+test("the live provider examples say they skip without a key", { timeout: 90_000 }, () => {
+  for (
+    const [file, name] of [["examples/openai.ts", "OPENAI_API_KEY"], [
+      "examples/anthropic.ts",
+      "ANTHROPIC_API_KEY",
+    ]]
+  ) {
+    const { status, output } = runExample(file);
+    assert.equal(status, 0, output);
+    assert.match(output, new RegExp(`${name} is not set`));
+  }
+});
