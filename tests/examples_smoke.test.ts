@@ -4,6 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -14,9 +17,11 @@ function runExample(file: string): { status: number | null; output: string } {
     : "Bun" in globalThis
     ? [file]
     : ["--import", "tsx", file];
-  const env: Record<string, string> = {};
+  // The quickstart writes its database under TMPDIR: give it a folder to remove afterwards.
+  const scratch = mkdtempSync(join(tmpdir(), "floret-example-"));
+  const env: Record<string, string> = { TMPDIR: scratch };
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/_API_KEY$/.test(name)) env[name] = value;
+    if (value !== undefined && !/_API_KEY$/.test(name) && name !== "TMPDIR") env[name] = value;
   }
   const result = spawnSync(process.execPath, args, {
     cwd: root,
