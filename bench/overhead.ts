@@ -28,9 +28,9 @@ import { addTool, scriptedAddGateway, summarize } from "./lib/workload.ts";
 
 const PERSISTED = "per conversation: a create commit (thread record, updated-index row, request " +
   "record) and an admission commit (thread record, index row, active marker, turn_started entry, " +
-  "request record); then per step 2 commits, each checked against the thread record's version: " +
-  "(1) the step entry (assistant tool call, usage) + thread record, (2) the tool_results entry + " +
-  "thread record, about 1.43 KB of keys and values per step, constant with history " +
+  "request record); then per step 2 commits, each one entry appended under a check of the thread " +
+  "record's version (the record is not rewritten): (1) the step entry (assistant tool call, usage), " +
+  "(2) the tool_results entry, about 0.74 KB of keys and values per step, constant with history " +
   "(bench/journal_growth.ts); finally the last step entry + turn_ended + record + index rows. " +
   "Append-only: no history is copied per step";
 
