@@ -97,6 +97,16 @@ function toEntry(row: Record<string, unknown> & ArrayLike<unknown>): KvEntry {
   return { key: decodeKey(blob(row[0])), value: blob(row[1]), version: String(row[2]) };
 }
 
+/** Local operations between two turns of the event loop (see `exclusive` in {@link libsqlStore}). */
+const YIELD_EVERY_OPERATIONS = 64;
+
+/** Resolves on a later turn of the event loop, not in the current job queue. */
+function nextTurn(): Promise<void> {
+  const immediate =
+    (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
 /**
  * Opens a store on libSQL. Nothing happens until the first call: the client
  * (when given a URL) is created then, and the schema is prepared once. Each
@@ -127,9 +137,16 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
   // synchronous anyway, and recovery below must never close a connection
   // under another operation.
   let queue: Promise<unknown> = Promise.resolve();
+  let sinceYield = 0;
   const exclusive = <T>(db: Client, work: () => Promise<T>): Promise<T> => {
     if (db.protocol !== "file") return work();
-    const run = queue.then(work);
+    // The local driver never waits on I/O, so a busy caller can run for long
+    // on promise jobs alone; the driver frees its native statement memory
+    // only when the event loop turns (measured: +440 MB over 1,000 quick
+    // conversations without a turn, +80 MB with one per 64 operations).
+    const turn = ++sinceYield >= YIELD_EVERY_OPERATIONS;
+    if (turn) sinceYield = 0;
+    const run = queue.then(turn ? () => nextTurn().then(work) : work);
     queue = run.catch(() => undefined);
     return run;
   };
