@@ -23,13 +23,17 @@ function runExample(file: string): { status: number | null; output: string } {
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !/_API_KEY$/.test(name) && name !== "TMPDIR") env[name] = value;
   }
-  const result = spawnSync(process.execPath, args, {
-    cwd: root,
-    env,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  try {
+    const result = spawnSync(process.execPath, args, {
+      cwd: root,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 test("the quickstart streams a tool conversation, settles it and reopens the file", {
