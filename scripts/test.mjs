@@ -44,14 +44,19 @@ function run(cmd, args, env = {}, quiet = false) {
 // deno-lint-ignore no-control-regex
 const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 const counters = {
-  // Deno counts each file's top-level describe as a test and the cases as steps.
+  // Deno counts each top-level test, and the cases inside a describe block as its
+  // steps: leaves = steps + top-level tests - describe blocks (the lines that open
+  // a block end in "..." with no verdict).
   deno: (o) => {
+    const text = plain(o);
     const m = [
-      ...plain(o).matchAll(
-        /(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g,
-      ),
-    ].at(-1);
-    return m ? { passed: +(m[2] ?? m[1]), failed: +(m[4] ?? m[3]) } : null;
+      ...text.matchAll(/(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g),
+    ]
+      .at(-1);
+    if (!m) return null;
+    const blocks = text.split("\n").filter((line) => /^\S.* \.\.\.$/.test(line)).length;
+    const passed = m[2] === undefined ? +m[1] : +m[2] + +m[1] - blocks;
+    return { passed, failed: +(m[4] ?? m[3]) };
   },
   bun: (o) => {
     const p = [...plain(o).matchAll(/^\s*(\d+) pass$/gm)].at(-1);
