@@ -358,6 +358,43 @@ describe("host", () => {
     await second.shutdown();
   });
 
+  test("the view a host keeps in memory equals the view rebuilt from the journal", async () => {
+    const { openHost, defineAgent } = await import("@floret/engine");
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const store = memoryStore();
+    const e = await engine([
+      { toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }, { name: "nope", arguments: {} }] },
+      { text: "three", reasoning: "adding", usage: { inputTokens: 5, outputTokens: 2 } },
+      { error: { status: 400, retry: "never", message: "bad" } },
+      { text: "retried" },
+      { hang: true, text: "partial" },
+    ], { store: { ...store, close: () => Promise.resolve() } });
+    await sendAndWait(e, "first");
+    await sendAndWait(e, "second");
+    await e.threads.retry({ threadId: e.threadId, requestKey: "r" });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+    await e.threads.send({ threadId: e.threadId, requestKey: "third", input: { text: "third" } });
+    await until(e, (view) => view.items.some((item) => item.text === "partial"));
+    // Let time pass between the live item and its settlement: timestamps must come from the journal.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+    const live = await e.threads.view(e.threadId);
+    const other = await openHost({ store, hostId: "reader" });
+    const rebuilt = await other.threads({
+      agent: defineAgent({ id: "b", systemPrompt: "s", gateway: scriptedGateway([]) }),
+    }).view(e.threadId);
+    assert.deepEqual(rebuilt.items, live.items);
+    assert.deepEqual(rebuilt.turns, live.turns);
+    assert.deepEqual(live.turns.map((t) => t.outcome), [
+      "completed",
+      "failed",
+      "completed",
+      "cancelled",
+    ]);
+    await e.host.shutdown();
+    await other.shutdown();
+  });
+
   test("waitForIdle times out with code timeout", async () => {
     const e = await engine([{ hang: true }]);
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });

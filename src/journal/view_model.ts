@@ -195,7 +195,6 @@ export class ViewModel {
     const index = this.#itemIndex.get(id);
     if (index === undefined) return this.#add(settled);
     settled.ordinal = index;
-    settled.createdAt = this.items[index].createdAt;
     this.items[index] = settled;
     this.#emit(() => ({ op: "replace", item: settled }));
   }
