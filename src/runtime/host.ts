@@ -157,10 +157,10 @@ class EngineHost implements Host {
         observe: this.#observe,
         observing: this.#observing,
         resolveAgent,
-        onRunStart: () => this.#leases.update(),
+        onRunStart: () => this.#leases.runStarted(),
         onRunEnd: () => {
           this.#actors.trim();
-          this.#leases.update();
+          this.#leases.runEnded();
         },
       },
       assertOpen: () => {

@@ -8,27 +8,29 @@
  */
 import type { ActorCache } from "./actor_cache.ts";
 import { leaseNeedsRenewal, type Ownership } from "./ownership.ts";
-import { StaleThreadError } from "./thread_actor.ts";
 
 /** Keeps leases of local runs fresh. */
 export class LeaseKeeper {
   readonly #actors: ActorCache;
   readonly #ownership: Ownership;
   #timer: ReturnType<typeof setInterval> | undefined;
+  #running = 0;
 
   constructor(actors: ActorCache, ownership: Ownership) {
     this.#actors = actors;
     this.#ownership = ownership;
   }
 
-  /** Starts or stops the timer to match whether any run lives here. */
-  update(): void {
-    const running = this.#actors.all().some((actor) => actor.run);
-    if (running && this.#timer === undefined) {
-      this.#timer = setInterval(() => this.#renew(), Math.max(10, this.#ownership.leaseTtlMs / 3));
-    } else if (!running) {
-      this.stop();
-    }
+  /** A run started here: its lease must be kept. */
+  runStarted(): void {
+    this.#running++;
+    this.#timer ??= setInterval(() => this.#renew(), Math.max(10, this.#ownership.leaseTtlMs / 3));
+  }
+
+  /** A run ended here; with none left, the timer stops. */
+  runEnded(): void {
+    this.#running = Math.max(0, this.#running - 1);
+    if (this.#running === 0) this.stop();
   }
 
   /** Stops the timer. */
@@ -42,11 +44,12 @@ export class LeaseKeeper {
       if (!actor.run || !leaseNeedsRenewal(actor.record, this.#ownership)) continue;
       // Committing the unchanged record stamps a fresh lease on it.
       actor.exclusive(() => actor.run ? actor.commit({ record: actor.record }) : undefined).catch(
-        (error) => {
-          if (!(error instanceof StaleThreadError)) return; // a store failure: the next tick tries again
-        },
+        // A conflict has reloaded the actor (and stopped a run whose turn was ended
+        // elsewhere); a store failure is retried at the next tick.
+        noop,
       );
     }
-    this.update();
   }
 }
+
+function noop(): void {}
