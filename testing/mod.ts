@@ -8,5 +8,5 @@ export { scriptedGateway } from "../src/testing/scripted_gateway.ts";
 export type { ScriptedGateway, ScriptStep } from "../src/testing/scripted_gateway.ts";
 export { kvConformance } from "./kv_conformance.ts";
 export type { KvConformanceOptions } from "./kv_conformance.ts";
-export { gatewayConformance } from "./gateway_conformance.ts";
+export { conformanceRequest, gatewayConformance } from "./gateway_conformance.ts";
 export type { ConformanceScenario, GatewayConformanceOptions } from "./gateway_conformance.ts";

@@ -5,7 +5,14 @@ import { FloretError, ProviderError } from "@floret/engine";
 import { openAIChat } from "@floret/engine/openai";
 import { fixturesMissing, loadRecording, replayFetch } from "./support/provider_fixtures.ts";
 import type { SentRequest } from "./support/provider_fixtures.ts";
-import { basicRequest, runGateway, summarize, violation } from "./support/gateway_run.ts";
+import {
+  assertRecordedTurn,
+  basicRequest,
+  type RecordedTurn,
+  runGateway,
+  summarize,
+  violation,
+} from "./support/gateway_run.ts";
 
 const KEY = "sk-test-chat-0123456789abcdef";
 
@@ -18,12 +25,7 @@ function chat(name: string, sent: SentRequest[] = [], provider?: string) {
   });
 }
 
-interface Expected {
-  text: string | RegExp;
-  reasoning: boolean;
-  calls: { name: string; args: unknown }[];
-  finish: string;
-  usage: Record<string, number>;
+interface Expected extends RecordedTurn {
   provider?: string;
 }
 
@@ -127,17 +129,8 @@ describe("openAIChat on recordings", { skip: fixturesMissing }, () => {
       assert.equal(result.error, undefined);
       assert.equal(violation(result.events), undefined);
       const summary = summarize(result.events);
-      if (typeof expected.text === "string") assert.equal(summary.text, expected.text);
-      else assert.match(summary.text, expected.text);
-      assert.equal(summary.reasoning !== "", expected.reasoning);
-      assert.deepEqual(
-        summary.toolCalls.map((call) => ({ name: call.name, args: JSON.parse(call.arguments) })),
-        expected.calls,
-      );
-      assert.equal(summary.finishCount, 1);
-      assert.equal(summary.finish?.reason, expected.finish);
+      assertRecordedTurn(summary, expected);
       assert.equal(summary.finish?.state, undefined);
-      assert.deepEqual(summary.usage, expected.usage);
     });
   }
 

@@ -9,7 +9,14 @@ import {
   splitResponses,
 } from "./support/provider_fixtures.ts";
 import type { Recording, SentRequest } from "./support/provider_fixtures.ts";
-import { basicRequest, runGateway, summarize, violation } from "./support/gateway_run.ts";
+import {
+  assertRecordedTurn,
+  basicRequest,
+  type RecordedTurn,
+  runGateway,
+  summarize,
+  violation,
+} from "./support/gateway_run.ts";
 
 const KEY = "sk-test-responses-0123456789abcdef";
 
@@ -17,12 +24,7 @@ function responses(recording: Recording, sent: SentRequest[] = [], model = "gpt-
   return openAIResponses({ model, apiKey: KEY, fetch: replayFetch(recording, sent) });
 }
 
-interface Expected {
-  text: string | RegExp;
-  reasoning: boolean;
-  calls: { name: string; args: unknown }[];
-  finish: string;
-  usage: Record<string, number>;
+interface Expected extends RecordedTurn {
   replayItems: number;
 }
 
@@ -93,16 +95,7 @@ describe("openAIResponses on recordings", { skip: fixturesMissing }, () => {
       assert.equal(result.error, undefined);
       assert.equal(violation(result.events), undefined);
       const summary = summarize(result.events);
-      if (typeof expected.text === "string") assert.equal(summary.text, expected.text);
-      else assert.match(summary.text, expected.text);
-      assert.equal(summary.reasoning !== "", expected.reasoning);
-      assert.deepEqual(
-        summary.toolCalls.map((call) => ({ name: call.name, args: JSON.parse(call.arguments) })),
-        expected.calls,
-      );
-      assert.equal(summary.finishCount, 1);
-      assert.equal(summary.finish?.reason, expected.finish);
-      assert.deepEqual(summary.usage, expected.usage);
+      assertRecordedTurn(summary, expected);
       const items = replayItemsOf(summary.finish?.state);
       assert.equal(items.length, expected.replayItems);
       for (const item of items) {

@@ -1,24 +1,36 @@
 // Drives a gateway through one request and summarises what it streamed.
+import assert from "node:assert/strict";
 import type { Gateway, ProviderEvent, ProviderRequest, Usage } from "@floret/engine";
+import { conformanceRequest } from "@floret/engine/testing";
 
-/** A request with a system prompt, one user message and one tool. */
+/** A request with a system prompt, one user message and one tool (the conformance suite's). */
 export function basicRequest(overrides: Partial<ProviderRequest> = {}): ProviderRequest {
-  return {
-    messages: [
-      { role: "system", text: "Be brief." },
-      { role: "user", text: "What is the weather in Paris?" },
-    ],
-    tools: [{
-      name: "get_weather",
-      description: "Current weather for a city.",
-      inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    }],
-    fingerprint: "test-fingerprint",
-    ...overrides,
-  };
+  return { ...conformanceRequest(), fingerprint: "test-fingerprint", ...overrides };
 }
 
-/** The outcome of one stream. */
+/** What a recorded provider turn must stream, for the recording tests. */
+export interface RecordedTurn {
+  text: string | RegExp;
+  reasoning: boolean;
+  calls: { name: string; args: unknown }[];
+  finish: string;
+  usage: Record<string, number>;
+}
+
+/** Checks text, reasoning, tool calls (parsed, in order), one finish and usage. */
+export function assertRecordedTurn(summary: Summary, expected: RecordedTurn): void {
+  if (typeof expected.text === "string") assert.equal(summary.text, expected.text);
+  else assert.match(summary.text, expected.text);
+  assert.equal(summary.reasoning !== "", expected.reasoning);
+  assert.deepEqual(
+    summary.toolCalls.map((call) => ({ name: call.name, args: JSON.parse(call.arguments) })),
+    expected.calls,
+  );
+  assert.equal(summary.finishCount, 1);
+  assert.equal(summary.finish?.reason, expected.finish);
+  assert.deepEqual(summary.usage, expected.usage);
+}
+
 export interface RunResult {
   events: ProviderEvent[];
   error?: unknown;
