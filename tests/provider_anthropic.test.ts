@@ -9,14 +9,22 @@ import { basicRequest, runGateway, summarize, violation } from "./support/gatewa
 
 const KEY = "sk-ant-test-0123456789abcdef";
 
-function messages(name: string, sent: SentRequest[] = [], maxTokens?: number) {
+function messages(
+  name: string,
+  sent: SentRequest[] = [],
+  maxTokens?: number,
+  promptCache?: boolean,
+) {
   return anthropicMessages({
     model: "claude-sonnet-5-5",
     apiKey: KEY,
     maxTokens,
+    promptCache,
     fetch: replayFetch(loadRecording(name), sent),
   });
 }
+
+const EPHEMERAL = { type: "ephemeral" };
 
 interface Expected {
   text: string | RegExp;
@@ -150,7 +158,35 @@ describe("anthropicMessages on recordings", { skip: fixturesMissing }, () => {
       sent[0].headers["x-api-key"] === KEY || sent[0].headers.authorization === `Bearer ${KEY}`,
     );
     assert.ok(sent[0].headers["anthropic-version"]);
+    // Prompt caching is on by default: breakpoints end the tools, the system prompt and the
+    // newest message (three of the four the API allows).
     assert.deepEqual(sent[0].body, {
+      model: "claude-sonnet-5-5",
+      max_tokens: 1234,
+      system: [{ type: "text", text: "Be brief.", cache_control: EPHEMERAL }],
+      messages: [{
+        role: "user",
+        content: [{
+          type: "text",
+          text: "What is the weather in Paris?",
+          cache_control: EPHEMERAL,
+        }],
+      }],
+      tools: [{
+        name: "get_weather",
+        description: "Current weather for a city.",
+        input_schema: {
+          type: "object",
+          properties: { city: { type: "string" } },
+          required: ["city"],
+        },
+        cache_control: EPHEMERAL,
+      }],
+      stream: true,
+    });
+    const uncached: SentRequest[] = [];
+    await runGateway(messages("anthropic-stream-max-tokens.sse", uncached, 1234, false));
+    assert.deepEqual(uncached[0].body, {
       model: "claude-sonnet-5-5",
       max_tokens: 1234,
       system: "Be brief.",
@@ -221,7 +257,7 @@ describe("anthropicMessages on recordings", { skip: fixturesMissing }, () => {
         role: "user",
         content: [
           { type: "tool_result", tool_use_id: "toolu_01825dXWLSoJwCst1qTsiWdb", content: "1.2.3" },
-          { type: "text", text: "And then?" },
+          { type: "text", text: "And then?", cache_control: EPHEMERAL },
         ],
       },
     ]);
@@ -275,6 +311,7 @@ describe("anthropicMessages on recordings", { skip: fixturesMissing }, () => {
           tool_use_id: "t1",
           content: "invalid JSON",
           is_error: true,
+          cache_control: EPHEMERAL,
         }],
       },
     ]);

@@ -85,6 +85,7 @@ async function* streamMessages(
     capabilities: info.capabilities,
     maxTokens: options.maxTokens,
     extraBody: options.extraBody,
+    promptCache: options.promptCache,
   });
   // A client per attempt keeps the captured responses of concurrent attempts apart.
   const capture = capturingFetch(options.fetch);

@@ -7,13 +7,30 @@ import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/p
 import { userImages } from "./user_images.ts";
 import { thinkingToReplay } from "./anthropic_state.ts";
 import type { ThinkingBlockWire } from "./anthropic_state.ts";
+import { type CacheControl, markCacheBreakpoints } from "./anthropic_cache.ts";
 
 /** A content block (the subset this gateway sends). */
 export type AnthropicWireBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: true }
+  | { type: "text"; text: string; cache_control?: CacheControl }
+  | {
+    type: "image";
+    source: { type: "base64"; media_type: string; data: string };
+    cache_control?: CacheControl;
+  }
+  | {
+    type: "tool_use";
+    id: string;
+    name: string;
+    input: Record<string, unknown>;
+    cache_control?: CacheControl;
+  }
+  | {
+    type: "tool_result";
+    tool_use_id: string;
+    content: string;
+    is_error?: true;
+    cache_control?: CacheControl;
+  }
   | ThinkingBlockWire;
 
 /** One message. */
@@ -30,12 +47,17 @@ export interface AnthropicWireRequest {
   model: string;
   /** Required by the API. */
   max_tokens: number;
-  /** System prompt(s), joined. */
-  system?: string;
+  /** System prompt(s), joined; a block with a cache breakpoint when caching is on. */
+  system?: string | { type: "text"; text: string; cache_control?: CacheControl }[];
   /** The conversation, roles alternating. */
   messages: AnthropicWireMessage[];
   /** Tools. */
-  tools?: { name: string; description: string; input_schema: Record<string, unknown> }[];
+  tools?: {
+    name: string;
+    description: string;
+    input_schema: Record<string, unknown>;
+    cache_control?: CacheControl;
+  }[];
   /** Always streamed. */
   stream: true;
   /** Fields from `extraBody` (e.g. `thinking`). */
@@ -54,6 +76,8 @@ export interface AnthropicRenderOptions {
   maxTokens?: number;
   /** Extra body fields. */
   extraBody?: Record<string, unknown>;
+  /** Mark prompt-cache breakpoints (default true). */
+  promptCache?: boolean;
 }
 
 /** The output budget when neither the request, the options nor the capabilities give one. */
@@ -104,6 +128,7 @@ export function renderAnthropicRequest(
       input_schema: tool.inputSchema,
     }));
   }
+  if (options.promptCache !== false) markCacheBreakpoints(body);
   return body;
 }
 

@@ -32,6 +32,13 @@ export interface HttpGatewayOptions {
    * Fields the gateway renders itself win.
    */
   extraBody?: Record<string, unknown>;
+  /**
+   * Use the provider's prompt cache (default `true`): Anthropic gets
+   * `cache_control` breakpoints on the system prompt, the tool list and the
+   * newest message; OpenAI gets a `prompt_cache_key` per thread. Cached input
+   * is reported as `cacheReadTokens` / `cacheWriteTokens` in usage.
+   */
+  promptCache?: boolean;
 }
 
 /**
@@ -80,6 +87,9 @@ export function resolveGatewayInfo(
     if (typeof value !== "string") {
       throw new FloretError("invalid_input", `Gateway header must be a string: ${name}`);
     }
+  }
+  if (options.promptCache !== undefined && typeof options.promptCache !== "boolean") {
+    throw new FloretError("invalid_input", "Gateway promptCache must be a boolean");
   }
   if (options.stateKey !== undefined && typeof options.stateKey !== "string") {
     throw new FloretError("invalid_input", "Gateway stateKey must be a string");

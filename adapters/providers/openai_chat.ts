@@ -60,6 +60,7 @@ async function* streamChat(
     provider: info.provider,
     capabilities: info.capabilities,
     extraBody: options.extraBody,
+    promptCache: options.promptCache,
   });
   const capture = capturingFetch(options.fetch);
   const context = {

@@ -46,6 +46,8 @@ export interface ChatWireRequest {
   max_completion_tokens?: number;
   /** The older field most compatible servers still read. */
   max_tokens?: number;
+  /** Routes requests of one conversation to the same prompt cache (OpenAI only). */
+  prompt_cache_key?: string;
   /** Fields from `extraBody`. */
   [extra: string]: unknown;
 }
@@ -60,6 +62,8 @@ export interface ChatRenderOptions {
   capabilities: Capabilities;
   /** Extra body fields. */
   extraBody?: Record<string, unknown>;
+  /** Send the request's cache key as `prompt_cache_key` (default true; OpenAI only). */
+  promptCache?: boolean;
 }
 
 /**
@@ -90,6 +94,10 @@ export function renderChatRequest(
   if (request.maxOutputTokens !== undefined) {
     if (options.provider === "openai") body.max_completion_tokens = request.maxOutputTokens;
     else body.max_tokens = request.maxOutputTokens;
+  }
+  // Compatible servers may refuse fields they do not know, so only OpenAI gets the key.
+  if (options.provider === "openai" && options.promptCache !== false && request.cacheKey) {
+    body.prompt_cache_key = request.cacheKey;
   }
   return body;
 }

@@ -56,6 +56,7 @@ async function* streamResponses(
     stateKey: info.stateKey,
     capabilities: info.capabilities,
     extraBody: options.extraBody,
+    promptCache: options.promptCache,
   });
   const capture = capturingFetch(options.fetch);
   try {

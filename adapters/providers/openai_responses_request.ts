@@ -43,6 +43,8 @@ export interface ResponsesWireRequest {
   store: false;
   /** Asks for encrypted reasoning, so it can be replayed without `store`. */
   include?: string[];
+  /** Routes requests of one conversation to the same prompt cache. */
+  prompt_cache_key?: string;
   /** Fields from `extraBody`. */
   [extra: string]: unknown;
 }
@@ -57,6 +59,8 @@ export interface ResponsesRenderOptions {
   capabilities: Capabilities;
   /** Extra body fields. */
   extraBody?: Record<string, unknown>;
+  /** Send the request's cache key as `prompt_cache_key` (default true). */
+  promptCache?: boolean;
 }
 
 /**
@@ -89,6 +93,7 @@ export function renderResponsesRequest(
     }));
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  if (options.promptCache !== false && request.cacheKey) body.prompt_cache_key = request.cacheKey;
   return body;
 }
 

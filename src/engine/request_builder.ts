@@ -46,12 +46,14 @@ function partsOf(agent: Agent): AgentParts {
  * @param agent the turn's agent
  * @param history the thread's provider history
  * @param turnId the running turn (its supplemental context is included)
+ * @param threadId the thread, whose id becomes the request's prompt-cache key
  * @returns the frozen request
  */
 export async function buildRequest(
   agent: Agent,
   history: HistoryModel,
   turnId: string,
+  threadId: string,
 ): Promise<ProviderRequest> {
   const parts = partsOf(agent);
   const projected = history.messages(turnId, agent.gateway.info.stateKey);
@@ -72,6 +74,7 @@ export async function buildRequest(
   };
   const request = { messages, tools: parts.tools } as ProviderRequest;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  request.cacheKey = threadId;
   if (sha256HexSync) {
     // Most gateways never read the fingerprint: compute it on first read, once.
     const hash = sha256HexSync;

@@ -77,7 +77,7 @@ export async function runTurn(
       return;
     }
     const stepNo = step++;
-    const request = await buildRequest(agent, host.history, ids.turnId);
+    const request = await buildRequest(agent, host.history, ids.turnId, ids.threadId);
     host.progress("model", stepNo, 1);
     let output: StepOutput;
     try {

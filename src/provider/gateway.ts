@@ -98,6 +98,12 @@ export interface ProviderRequest {
    * gateways read the per-message `state` of assistant messages instead.
    */
   state?: unknown;
+  /**
+   * A stable key for one conversation (the engine derives it from the thread),
+   * for providers whose prompt cache is routed by a key. It is not part of the
+   * fingerprint: the same request with another key is the same request.
+   */
+  cacheKey?: string;
 }
 
 /** A normalised streaming event. Exactly one `finish` ends a successful stream. */
