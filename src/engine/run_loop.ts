@@ -7,7 +7,7 @@
  */
 import type { Agent } from "../config/agent.ts";
 import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
-import type { HistoryModel } from "../journal/history_model.ts";
+import type { HistoryModel } from "../projection/history_model.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";

@@ -9,7 +9,7 @@ import { fingerprintOf } from "../identity/fingerprint.ts";
 import { claimOf, type ServiceContext, threadCommand } from "./service_context.ts";
 import { stopRun } from "./active_run.ts";
 import { planSettlement } from "./settle_turn.ts";
-import type { ThreadView } from "./view_types.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** How long graceful cancel waits for in-flight tools. */
 export const GRACEFUL_TOOL_WINDOW_MS = 5_000;

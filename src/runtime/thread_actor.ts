@@ -8,15 +8,16 @@
  */
 import { FloretError } from "../errors.ts";
 import type { Entry, NewEntry } from "../journal/entries.ts";
-import { HistoryModel } from "../journal/history_model.ts";
+import type { HistoryModel } from "../projection/history_model.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
-import { OpenCalls } from "../journal/open_calls.ts";
+import type { OpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { ViewModel } from "../journal/view_model.ts";
+import { ThreadProjections } from "../projection/thread_projections.ts";
+import type { ViewModel } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
 import { type ActiveRun, stopRun } from "./active_run.ts";
-import type { RunProgress, ThreadStatus, ThreadView } from "./view_types.ts";
+import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
 /** Thrown when another writer changed the thread first; the actor has reloaded. */
@@ -43,15 +44,13 @@ export class ThreadActor {
   readonly journal: Journal;
   readonly publisher: Publisher;
   readonly ownership: Ownership;
-  view!: ViewModel;
-  history!: HistoryModel;
-  openCalls!: OpenCalls;
   /** The run executing now, if this process runs the thread's active turn. */
   run: ActiveRun | undefined;
   /** Memory-only progress of the run. */
   runProgress: RunProgress | undefined;
   /** A graceful or immediate cancel is in progress. */
   stopping = false;
+  #projections!: ThreadProjections;
   #current!: VersionedRecord;
   #lastSeq = 0;
   #tail: Promise<unknown> = Promise.resolve();
@@ -79,6 +78,21 @@ export class ThreadActor {
   ): Promise<ThreadActor | null> {
     const actor = new ThreadActor(threadId, journal, publisher, ownership);
     return (await actor.#reload()) ? actor : null;
+  }
+
+  /** The host's view of the thread (items, turns, live overlay). */
+  get view(): ViewModel {
+    return this.#projections.view;
+  }
+
+  /** The provider history of the thread's path. */
+  get history(): HistoryModel {
+    return this.#projections.history;
+  }
+
+  /** Calls of the active turn without a result. */
+  get openCalls(): OpenCalls {
+    return this.#projections.openCalls;
   }
 
   /** The record as last committed or read. */
@@ -136,7 +150,7 @@ export class ThreadActor {
     const statusBefore = this.status;
     if (record) this.#current = { record, version };
     this.#lastSeq = seq;
-    for (const entry of entries) this.#apply(entry);
+    for (const entry of entries) this.#projections.apply(entry);
     if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
     if (this.status !== statusBefore) this.publishStatus();
   }
@@ -211,12 +225,6 @@ export class ThreadActor {
     this.publisher.push({ op: "component", name: "title", value: title ?? null });
   }
 
-  #apply(entry: Entry): void {
-    this.view.apply(entry);
-    this.history.apply(entry);
-    this.openCalls.apply(entry);
-  }
-
   /** Re-reads the record and the whole path; subscribers are told to resync. */
   async #reload(): Promise<boolean> {
     const current = await this.journal.thread(this.threadId);
@@ -231,13 +239,11 @@ export class ThreadActor {
       return false;
     }
     const entries = await this.journal.readPath(current.record);
-    this.view = new ViewModel(this.publisher);
-    this.history = new HistoryModel();
-    this.openCalls = new OpenCalls();
+    this.#projections = new ThreadProjections(this.publisher);
     this.#current = current;
     this.#titleShown = current.record.title;
     this.#lastSeq = Math.max(current.record.seq, entries.at(-1)?.seq ?? 0);
-    for (const entry of entries) this.#apply(entry);
+    for (const entry of entries) this.#projections.apply(entry);
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
     for (const wake of this.#statusWaiters) wake();

@@ -17,7 +17,7 @@ import {
 } from "./service_context.ts";
 import { planSettlement } from "./settle_turn.ts";
 import { stopRun } from "./active_run.ts";
-import type { ThreadView } from "./view_types.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** Creates an empty thread. */
 export async function create(

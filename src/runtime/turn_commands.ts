@@ -16,7 +16,7 @@ import {
   threadCommand,
 } from "./service_context.ts";
 import type { ThreadActor } from "./thread_actor.ts";
-import type { ThreadView } from "./view_types.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** A validated `send`. */
 export interface SendCommand {

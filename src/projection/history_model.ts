@@ -7,7 +7,12 @@
  */
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
-import type { Entry, StepEntry, SupplementalContext, TurnStartedEntry } from "./entries.ts";
+import type {
+  Entry,
+  StepEntry,
+  SupplementalContext,
+  TurnStartedEntry,
+} from "../journal/entries.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Entry, ToolOutcome } from "./entries.ts";
+import type { Entry, ToolOutcome } from "../journal/entries.ts";
 
 /** A call that still needs a result. */
 export interface OpenCall {

@@ -6,14 +6,14 @@
  * @module
  */
 import type { Usage } from "../provider/gateway.ts";
-import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "../runtime/view_types.ts";
+import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
 import type {
   Entry,
   StepEntry,
   ToolResultsEntry,
   TurnEndedEntry,
   TurnStartedEntry,
-} from "./entries.ts";
+} from "../journal/entries.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
