@@ -39,6 +39,9 @@ interface Exchange {
   segments: { turnId: string; messages: HistoryMessage[] }[];
 }
 
+/** What readers of the provider history need: the messages of a turn's next request. */
+export type HistoryReader = Pick<HistoryModel, "messages">;
+
 /** The provider-facing projection of a thread's path. */
 export class HistoryModel {
   readonly #exchanges: Exchange[] = [];

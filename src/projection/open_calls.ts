@@ -16,6 +16,9 @@ export interface OpenCall {
   dispatched: boolean;
 }
 
+/** What readers of the open calls may use. */
+export type OpenCallsReader = Pick<OpenCalls, "list">;
+
 /** Open calls of the current turn, kept up to date entry by entry. */
 export class OpenCalls {
   #calls = new Map<string, OpenCall>();

@@ -33,6 +33,9 @@ export const itemIds = {
   tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
 };
 
+/** What readers of a view may use: items, turns and lookups, none of the changes. */
+export type ViewReader = Pick<ViewModel, "items" | "turns" | "item" | "seqOf" | "turnEndSeq">;
+
 /** A thread's items and turns, built from entries plus the live overlay. */
 export class ViewModel {
   readonly items: ThreadItem[] = [];
