@@ -96,5 +96,5 @@ export type {
   ToolItemStatus,
   TurnSummary,
   ViewOp,
-} from "./src/runtime/view_types.ts";
+} from "./src/projection/view_types.ts";
 export type { ObservationEvent } from "./src/observation/events.ts";

@@ -9,7 +9,7 @@ import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
-import { type HistoryMessage, type HistoryModel, toHistory } from "../journal/history_model.ts";
+import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
 import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 
 interface AgentParts {
@@ -51,7 +51,7 @@ function partsOf(agent: Agent): AgentParts {
  */
 export async function buildRequest(
   agent: Agent,
-  history: HistoryModel,
+  history: HistoryReader,
   turnId: string,
   threadId: string,
 ): Promise<ProviderRequest> {

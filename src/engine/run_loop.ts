@@ -7,7 +7,7 @@
  */
 import type { Agent } from "../config/agent.ts";
 import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
-import type { HistoryModel } from "../journal/history_model.ts";
+import type { HistoryReader } from "../projection/history_model.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
@@ -26,7 +26,7 @@ export type NewResults = Omit<ToolResultsEntry, "seq" | "at">;
  * over); the loop then stops without writing anything else.
  */
 export interface RunHost {
-  readonly history: HistoryModel;
+  readonly history: HistoryReader;
   /** Aborts the provider request. */
   readonly signal: AbortSignal;
   /** Aborts tool handlers. */

@@ -1,37 +1,106 @@
 /**
- * The memory-only handle of a run executing in this process.
+ * The memory-only handle of a run executing in this process: its ids, its
+ * abort switches, the tool batch in flight and the text its current step has
+ * streamed. Nothing here is stored; the journal knows the run by its ids.
  *
  * @module
  */
 import type { Agent } from "../config/agent.ts";
 
-/** A run in progress: its ids, its abort switches and what it has streamed. */
-export interface ActiveRun {
-  turnId: string;
-  runId: string;
-  agent: Agent;
-  /** Aborts the provider request (immediate and graceful cancel). */
-  providerAbort: AbortController;
-  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
-  toolAbort: AbortController;
-  /** A cancel asked the run to stop after the current batch. */
-  stopRequested: boolean;
-  /** Settles when the run has returned. */
-  done: Promise<void>;
-  /** Settles when the tool batch in flight (if any) has committed its results. */
-  batch: Promise<void> | undefined;
-  /** Output streamed by the step in flight, kept so a cancel can show it. */
-  partial: { step: number; text: string; reasoning: string } | undefined;
+/** Output streamed by the step in flight, kept so a cancel can show it. */
+export interface PartialStep {
+  step: number;
+  text: string;
+  reasoning: string;
 }
 
-/**
- * Tells a run to stop: it returns at its next check and commits nothing more
- * once its turn is no longer active. `provider` leaves running tools alone
- * (graceful cancel lets them finish).
- */
-export function stopRun(run: ActiveRun, why: string, scope: "provider" | "all" = "all"): void {
-  run.stopRequested = true;
-  const reason = new DOMException(why, "AbortError");
-  run.providerAbort.abort(reason);
-  if (scope === "all") run.toolAbort.abort(reason);
+/** A run in progress. */
+export class ActiveRun {
+  /** The turn it runs. */
+  readonly turnId: string;
+  /** Its id in the journal. */
+  readonly runId: string;
+  /** The turn's agent. */
+  readonly agent: Agent;
+  /** Settles when the run has returned. */
+  readonly done: Promise<void>;
+  readonly #providerAbort = new AbortController();
+  readonly #toolAbort = new AbortController();
+  #stopRequested = false;
+  #batch: Promise<void> | undefined;
+  #partial: PartialStep | undefined;
+  #finished!: () => void;
+
+  /**
+   * @param turnId the admitted turn
+   * @param runId the run's id
+   * @param agent the turn's agent
+   */
+  constructor(turnId: string, runId: string, agent: Agent) {
+    this.turnId = turnId;
+    this.runId = runId;
+    this.agent = agent;
+    this.done = new Promise((resolve) => (this.#finished = resolve));
+  }
+
+  /** Aborts the provider request (immediate and graceful cancel). */
+  get providerSignal(): AbortSignal {
+    return this.#providerAbort.signal;
+  }
+
+  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
+  get toolSignal(): AbortSignal {
+    return this.#toolAbort.signal;
+  }
+
+  /** A stop was asked for: the run returns at its next check. */
+  get stopRequested(): boolean {
+    return this.#stopRequested;
+  }
+
+  /**
+   * Tells the run to stop: it returns at its next check and commits nothing
+   * more once its turn is no longer active. `provider` leaves running tools
+   * alone (graceful cancel lets them finish).
+   */
+  stop(why: string, scope: "provider" | "all" = "all"): void {
+    this.#stopRequested = true;
+    const reason = new DOMException(why, "AbortError");
+    this.#providerAbort.abort(reason);
+    if (scope === "all") this.#toolAbort.abort(reason);
+  }
+
+  /** Settles when the tool batch in flight (if any) has committed its results. */
+  get batch(): Promise<void> | undefined {
+    return this.#batch;
+  }
+
+  /** A tool batch started; a graceful cancel waits for it. */
+  trackBatch(batch: Promise<unknown>): void {
+    this.#batch = batch.then(noop, noop);
+  }
+
+  /** What the step in flight has streamed so far. */
+  get partial(): PartialStep | undefined {
+    return this.#partial;
+  }
+
+  /** Keeps a streamed delta of `step`; a new step starts afresh. */
+  streamed(step: number, kind: "thinking" | "assistant", delta: string): void {
+    if (this.#partial?.step !== step) this.#partial = { step, text: "", reasoning: "" };
+    if (kind === "assistant") this.#partial.text += delta;
+    else this.#partial.reasoning += delta;
+  }
+
+  /** The streamed text is committed or void (a retry streams afresh). */
+  dropPartial(): void {
+    this.#partial = undefined;
+  }
+
+  /** The run has returned: {@link done} settles. */
+  finished(): void {
+    this.#finished();
+  }
 }
+
+function noop(): void {}

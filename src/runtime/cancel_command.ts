@@ -7,9 +7,8 @@
  */
 import { fingerprintOf } from "../identity/fingerprint.ts";
 import { claimOf, type ServiceContext, threadCommand } from "./service_context.ts";
-import { stopRun } from "./active_run.ts";
 import { planSettlement } from "./settle_turn.ts";
-import type { ThreadView } from "./view_types.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** How long graceful cancel waits for in-flight tools. */
 export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
@@ -28,9 +27,8 @@ export async function cancel(
       actor.assertLive();
       const active = actor.run;
       if (!active || (await ctx.journal.request(threadId, requestKey))) return undefined;
-      stopRun(active, "The turn was cancelled", "provider");
-      actor.stopping = true;
-      actor.publishStatus();
+      active.stop("The turn was cancelled", "provider");
+      actor.markStopping();
       return active;
     });
     if (run?.batch) await raceWindow(run.batch, GRACEFUL_TOOL_WINDOW_MS);
@@ -44,16 +42,12 @@ export async function cancel(
       const change = planSettlement(actor, "cancelled", run?.partial);
       try {
         if (change) await actor.commit({ ...change, request: claimOf(key) });
-      } finally {
-        actor.stopping = false;
+      } catch (error) {
+        actor.stopFailed();
+        throw error;
       }
       // Only now, with the stop committed, is the run told to stop: it can write nothing more.
-      if (run && actor.run === run) {
-        stopRun(run, "The turn was cancelled");
-        actor.run = undefined;
-      }
-      actor.setProgress(undefined);
-      actor.publishStatus();
+      actor.stopSettled(run, "The turn was cancelled");
       return { view: actor.snapshot() };
     },
   });

@@ -10,11 +10,11 @@ import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import type { Entry, NewEntry, TurnOutcome } from "../journal/entries.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
-import { OpenCalls, settleOpenCalls } from "../journal/open_calls.ts";
+import { OpenCalls, settleOpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { replayOf, type ServiceContext } from "./service_context.ts";
 import type { ThreadActor } from "./thread_actor.ts";
-import type { ThreadView } from "./view_types.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** Forks a thread at an item (default: its end). */
 export async function fork(

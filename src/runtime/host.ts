@@ -14,7 +14,6 @@ import { ActorCache } from "./actor_cache.ts";
 import { recoverThreads } from "./recovery.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { LeaseKeeper } from "./lease_keeper.ts";
-import { stopRun } from "./active_run.ts";
 import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
 import { createThreadService, type ThreadService } from "./thread_service.ts";
 
@@ -151,9 +150,7 @@ class EngineHost implements Host {
     const ctx: ServiceContext = {
       journal: this.#journal,
       actors: this.#actors,
-      observe: this.#observe,
-      resolveAgent,
-      runDeps: {
+      runs: {
         observe: this.#observe,
         observing: this.#observing,
         resolveAgent,
@@ -181,7 +178,7 @@ class EngineHost implements Host {
     this.#closed = true;
     const actors = this.#actors.all();
     const runs = actors.flatMap((actor) => (actor.run ? [actor.run] : []));
-    for (const run of runs) stopRun(run, "The host is shutting down");
+    for (const run of runs) run.stop("The host is shutting down");
     const settled = Promise.all(runs.map((run) => run.done));
     if (signal) {
       await Promise.race([

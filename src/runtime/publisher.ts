@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ThreadUpdate, ViewOp } from "./view_types.ts";
+import type { ThreadUpdate, ViewOp } from "../projection/view_types.ts";
 
 /** Limits and timing of live updates (DESIGN.md §7). */
 export const UPDATE_LIMITS = { coalesceMs: 25, maxBatches: 64, maxBytes: 1024 * 1024 } as const;

@@ -16,7 +16,7 @@ import type {
   ThreadStatus,
   ThreadSummary,
   ThreadView,
-} from "./view_types.ts";
+} from "../projection/view_types.ts";
 
 /** A page of a thread's items, newest last; `before` continues towards older items. */
 export async function history(

@@ -4,25 +4,20 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
-import { newId } from "../identity/ids.ts";
-import type { AdmittedInput, NewEntry, SupplementalContext } from "../journal/entries.ts";
 import type { Journal, RequestRecord } from "../journal/journal.ts";
-import type { ThreadRecord } from "../journal/thread_record.ts";
-import type { ObservationEvent } from "../observation/events.ts";
 import type { ActorCache } from "./actor_cache.ts";
-import { type RunDeps, startRun } from "./run_driver.ts";
+import type { RunDeps } from "./run_driver.ts";
 import { planSettlement } from "./settle_turn.ts";
-import { StaleThreadError, type ThreadActor } from "./thread_actor.ts";
+import { retryStale } from "./stale_retry.ts";
+import type { ThreadActor } from "./thread_actor.ts";
 
 /** Shared state of one ThreadService. */
 export interface ServiceContext {
   journal: Journal;
   actors: ActorCache;
-  runDeps: RunDeps;
-  observe(event: ObservationEvent): void;
-  resolveAgent(threadId: string, turnId: string): Promise<Agent>;
+  /** What runs need: observation, agent resolution, lease keeping. */
+  runs: RunDeps;
   /** @throws {FloretError} `host_closed` after shutdown */
   assertOpen(): void;
 }
@@ -77,7 +72,7 @@ export interface ThreadCommand<T> {
  */
 export async function threadCommand<T>(ctx: ServiceContext, command: ThreadCommand<T>): Promise<T> {
   const actor = await ctx.actors.get(command.threadId);
-  return withStaleRetry(() =>
+  return retryStale(() =>
     actor.exclusive(async () => {
       ctx.assertOpen();
       actor.assertLive();
@@ -105,17 +100,6 @@ export function claimOf(
   };
 }
 
-/** Retries a command whose commit lost a race with another writer (the actor has reloaded). */
-export async function withStaleRetry<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let tries = 1;; tries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StaleThreadError) || tries >= 5) throw error;
-    }
-  }
-}
-
 /**
  * Settles a turn that is active in the journal but whose run is gone: it
  * died here on a store failure, or its host's lease lapsed. A turn running
@@ -125,80 +109,6 @@ export async function settleOrphan(actor: ThreadActor): Promise<void> {
   if (!actor.abandoned) return;
   const change = planSettlement(actor, "interrupted");
   if (change) await actor.commit(change);
-}
-
-/** What a new turn starts from. */
-export interface Admission {
-  requestKey: string;
-  input?: AdmittedInput;
-  supplementalContext?: SupplementalContext[];
-  retryOf?: { turnId: string; mode: "resume" | "regenerate" };
-  /** The record change besides the admission itself (e.g. a queue item removed). */
-  record?: (record: ThreadRecord) => ThreadRecord;
-  /** The request key claimed by this command, with its result. */
-  claim: {
-    requestKey: string;
-    op: string;
-    fingerprint: string;
-    result: (turnId: string) => Record<string, unknown>;
-  };
-}
-
-/**
- * Admits a turn in one commit and starts its run. Call inside the actor's
- * lock on an idle thread.
- *
- * @returns the new turn's id
- */
-export async function admitTurn(
-  ctx: ServiceContext,
-  actor: ThreadActor,
-  admission: Admission,
-): Promise<string> {
-  const turnId = newId("turn");
-  const runId = newId("run");
-  const agent = await ctx.resolveAgent(actor.threadId, turnId);
-  if (admission.input?.attachments?.length && agent.gateway.info.capabilities.images === false) {
-    throw new FloretError(
-      "invalid_input",
-      `Model ${agent.gateway.info.model} does not accept images`,
-    );
-  }
-  const started: NewEntry = {
-    kind: "turn_started",
-    turnId,
-    runId,
-    agentId: agent.id,
-    requestKey: admission.requestKey,
-  };
-  if (admission.input) started.input = admission.input;
-  if (admission.supplementalContext?.length) {
-    started.supplementalContext = admission.supplementalContext;
-  }
-  if (admission.retryOf) started.retryOf = admission.retryOf;
-  const base = admission.record ? admission.record(actor.record) : actor.record;
-  const record: ThreadRecord = {
-    ...base,
-    status: "running",
-    active: { turnId, runId },
-    lastTurn: { turnId, retryable: true },
-    updatedAt: new Date().toISOString(),
-  };
-  const { claim } = admission;
-  await actor.commit({
-    record,
-    entries: [started],
-    request: claimOf({ ...claim, threadId: actor.threadId }, claim.result(turnId)),
-  });
-  ctx.observe({
-    type: "turn.started",
-    threadId: actor.threadId,
-    turnId,
-    runId,
-    at: new Date().toISOString(),
-  });
-  startRun(actor, agent, turnId, runId, ctx.runDeps);
-  return turnId;
 }
 
 /**

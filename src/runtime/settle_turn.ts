@@ -7,7 +7,7 @@
  * @module
  */
 import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
-import { settleOpenCalls } from "../journal/open_calls.ts";
+import { settleOpenCalls } from "../projection/open_calls.ts";
 import type { ActorChange, ThreadActor } from "./thread_actor.ts";
 import { planTurnEnd } from "./turn_end.ts";
 

@@ -8,24 +8,18 @@
  */
 import { FloretError } from "../errors.ts";
 import type { Entry, NewEntry } from "../journal/entries.ts";
-import { HistoryModel } from "../journal/history_model.ts";
+import type { HistoryReader } from "../projection/history_model.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
-import { OpenCalls } from "../journal/open_calls.ts";
+import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { ViewModel } from "../journal/view_model.ts";
+import { ThreadProjections } from "../projection/thread_projections.ts";
+import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
-import { type ActiveRun, stopRun } from "./active_run.ts";
-import type { RunProgress, ThreadStatus, ThreadView } from "./view_types.ts";
+import type { ActiveRun } from "./active_run.ts";
+import { StaleThreadError } from "./stale_retry.ts";
+import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
-
-/** Thrown when another writer changed the thread first; the actor has reloaded. */
-export class StaleThreadError extends Error {
-  constructor(threadId: string) {
-    super(`Thread changed concurrently: ${threadId}`);
-    this.name = "StaleThreadError";
-  }
-}
 
 /** One change to commit: the new record and what goes with it. */
 export interface ActorChange {
@@ -43,15 +37,13 @@ export class ThreadActor {
   readonly journal: Journal;
   readonly publisher: Publisher;
   readonly ownership: Ownership;
-  view!: ViewModel;
-  history!: HistoryModel;
-  openCalls!: OpenCalls;
-  /** The run executing now, if this process runs the thread's active turn. */
-  run: ActiveRun | undefined;
-  /** Memory-only progress of the run. */
-  runProgress: RunProgress | undefined;
-  /** A graceful or immediate cancel is in progress. */
-  stopping = false;
+  // Invariants: a run is set only while its turn is the record's active one
+  // (beginRun checks it; a reload or a cancel detaches a run that lost it);
+  // progress belongs to that run; `stopping` only while a cancel is under way.
+  #run: ActiveRun | undefined;
+  #runProgress: RunProgress | undefined;
+  #stopping = false;
+  #projections!: ThreadProjections;
   #current!: VersionedRecord;
   #lastSeq = 0;
   #tail: Promise<unknown> = Promise.resolve();
@@ -81,6 +73,21 @@ export class ThreadActor {
     return (await actor.#reload()) ? actor : null;
   }
 
+  /** The host's view of the thread (items, turns, live overlay). */
+  get view(): ViewReader {
+    return this.#projections.view;
+  }
+
+  /** The provider history of the thread's path. */
+  get history(): HistoryReader {
+    return this.#projections.history;
+  }
+
+  /** Calls of the active turn without a result. */
+  get openCalls(): OpenCallsReader {
+    return this.#projections.openCalls;
+  }
+
   /** The record as last committed or read. */
   get record(): ThreadRecord {
     return this.#current.record;
@@ -93,7 +100,7 @@ export class ThreadActor {
 
   /** The status a host sees. */
   get status(): ThreadStatus {
-    if (this.record.status === "running" && this.stopping) return "stopping";
+    if (this.record.status === "running" && this.#stopping) return "stopping";
     return this.record.status;
   }
 
@@ -107,7 +114,8 @@ export class ThreadActor {
 
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
-    return this.#queued === 0 && !this.run && !this.record.active && !this.publisher.hasSubscribers;
+    return this.#queued === 0 && !this.#run && !this.record.active &&
+      !this.publisher.hasSubscribers;
   }
 
   /**
@@ -136,7 +144,7 @@ export class ThreadActor {
     const statusBefore = this.status;
     if (record) this.#current = { record, version };
     this.#lastSeq = seq;
-    for (const entry of entries) this.#apply(entry);
+    for (const entry of entries) this.#projections.apply(entry);
     if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
     if (this.status !== statusBefore) this.publishStatus();
   }
@@ -153,9 +161,74 @@ export class ThreadActor {
     for (const wake of this.#statusWaiters) wake();
   }
 
+  /** The run executing now, if this process runs the thread's active turn. */
+  get run(): ActiveRun | undefined {
+    return this.#run;
+  }
+
+  /** Whether `run` may still write: it is this actor's run and its turn is still active. */
+  owns(run: ActiveRun): boolean {
+    return this.#run === run && this.record.active?.runId === run.runId;
+  }
+
+  /**
+   * Takes on the run of the turn just admitted. Call inside {@link exclusive},
+   * right after the admission commit.
+   *
+   * @throws {Error} when the run's turn is not the active one (an engine bug)
+   */
+  beginRun(run: ActiveRun): void {
+    if (this.record.active?.runId !== run.runId) {
+      throw new Error(`Run ${run.runId} is not the active run of thread ${this.threadId}`);
+    }
+    this.#run = run;
+    this.#stopping = false;
+  }
+
+  /** The run returned; if it is still this actor's run, the actor lets it go and says so. */
+  endRun(run: ActiveRun): void {
+    if (this.#run !== run) return;
+    this.#run = undefined;
+    this.setProgress(undefined);
+    this.publishStatus();
+  }
+
+  /** A cancel has started: the status reads `stopping` until {@link stopSettled}. */
+  markStopping(): void {
+    this.#stopping = true;
+    this.publishStatus();
+  }
+
+  /** A cancel could not commit: `stopping` ends and the run goes on. */
+  stopFailed(): void {
+    this.#stopping = false;
+    this.publishStatus();
+  }
+
+  /**
+   * A cancel has committed: `stopping` ends, and `run`, if still
+   * this actor's, is told to stop and let go; it can write nothing more.
+   */
+  stopSettled(run: ActiveRun | undefined, why: string): void {
+    this.#stopping = false;
+    if (run && this.#run === run) this.#detach(why);
+    this.setProgress(undefined);
+    this.publishStatus();
+  }
+
+  /** Grows the live item of the run's streaming step. */
+  showLive(run: ActiveRun, step: number, kind: "thinking" | "assistant", delta: string): void {
+    this.#projections.view.liveDelta(run.turnId, run.runId, step, kind, delta);
+  }
+
+  /** Removes the live items of a step whose attempt failed. */
+  dropLive(run: ActiveRun, step: number): void {
+    this.#projections.view.dropLive(run.runId, step);
+  }
+
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
-    this.runProgress = progress;
+    this.#runProgress = progress;
     if (!this.publisher.hasSubscribers) return this.publisher.touch();
     this.publisher.push({
       op: "component",
@@ -200,7 +273,7 @@ export class ThreadActor {
     if (record.title !== undefined) view.title = record.title;
     if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
     if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
-    if (this.runProgress) view.runProgress = { ...this.runProgress };
+    if (this.#runProgress) view.runProgress = { ...this.#runProgress };
     return view;
   }
 
@@ -209,12 +282,6 @@ export class ThreadActor {
   #publishTitle(title: string | undefined): void {
     this.#titleShown = title;
     this.publisher.push({ op: "component", name: "title", value: title ?? null });
-  }
-
-  #apply(entry: Entry): void {
-    this.view.apply(entry);
-    this.history.apply(entry);
-    this.openCalls.apply(entry);
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */
@@ -231,13 +298,11 @@ export class ThreadActor {
       return false;
     }
     const entries = await this.journal.readPath(current.record);
-    this.view = new ViewModel(this.publisher);
-    this.history = new HistoryModel();
-    this.openCalls = new OpenCalls();
+    this.#projections = new ThreadProjections(this.publisher);
     this.#current = current;
     this.#titleShown = current.record.title;
     this.#lastSeq = Math.max(current.record.seq, entries.at(-1)?.seq ?? 0);
-    for (const entry of entries) this.#apply(entry);
+    for (const entry of entries) this.#projections.apply(entry);
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
     for (const wake of this.#statusWaiters) wake();
@@ -246,11 +311,15 @@ export class ThreadActor {
 
   /** A local run whose turn another host ended (say, cancelled) must stop: it can commit nothing more. */
   #releaseLostRun(): void {
-    const run = this.run;
+    const run = this.#run;
     if (!run || this.record.active?.runId === run.runId) return;
-    stopRun(run, "The turn was ended by another host");
-    this.run = undefined;
-    this.runProgress = undefined;
+    this.#detach("The turn was ended by another host");
+  }
+
+  #detach(why: string): void {
+    this.#run?.stop(why);
+    this.#run = undefined;
+    this.#runProgress = undefined;
   }
 
   /** Re-reads after an error whose effect on the store is unknown. */
@@ -260,12 +329,13 @@ export class ThreadActor {
 
   /** The active turn has no run here and its owner is gone (or is this host, restarted). */
   get abandoned(): boolean {
-    return !this.run && canSettleAbandoned(this.record, this.ownership);
+    return !this.#run && canSettleAbandoned(this.record, this.ownership);
   }
 
   /** The active turn runs on another host, whose lease is live. */
   get runningElsewhere(): boolean {
-    return !this.run && !!this.record.active && !canSettleAbandoned(this.record, this.ownership);
+    return !this.#run && !!this.record.active &&
+      !canSettleAbandoned(this.record, this.ownership);
   }
 
   /**

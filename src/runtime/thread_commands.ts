@@ -8,16 +8,10 @@ import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import {
-  claimOf,
-  replayOf,
-  type ServiceContext,
-  threadCommand,
-  withStaleRetry,
-} from "./service_context.ts";
+import { claimOf, replayOf, type ServiceContext, threadCommand } from "./service_context.ts";
+import { retryStale } from "./stale_retry.ts";
 import { planSettlement } from "./settle_turn.ts";
-import { stopRun } from "./active_run.ts";
-import type { ThreadView } from "./view_types.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** Creates an empty thread. */
 export async function create(
@@ -102,11 +96,11 @@ export async function deleteThread(
   const run = await actor.exclusive(() => {
     ctx.assertOpen();
     const active = actor.run;
-    if (active) stopRun(active, "The thread was deleted");
+    active?.stop("The thread was deleted");
     return active;
   });
   await run?.done;
-  const deleted = await withStaleRetry(() =>
+  const deleted = await retryStale(() =>
     actor.exclusive(async () => {
       if (await replayOf(ctx, threadId, requestKey, "delete", fingerprint)) return false;
       actor.assertLive();

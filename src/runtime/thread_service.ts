@@ -23,7 +23,7 @@ import type {
   ThreadSummary,
   ThreadUpdate,
   ThreadView,
-} from "./view_types.ts";
+} from "../projection/view_types.ts";
 import type { UserInput } from "./user_input.ts";
 
 /** Below this many tokens, manual compaction is an explicit no-op. */

@@ -8,15 +8,11 @@ import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
 import type { QueuedItem } from "../journal/thread_record.ts";
-import {
-  admitTurn,
-  claimOf,
-  type ServiceContext,
-  settleOrphan,
-  threadCommand,
-} from "./service_context.ts";
+import { driveRuns } from "./run_driver.ts";
+import { claimOf, type ServiceContext, settleOrphan, threadCommand } from "./service_context.ts";
 import type { ThreadActor } from "./thread_actor.ts";
-import type { ThreadView } from "./view_types.ts";
+import { type Admission, admitTurn, queuedAdmission } from "./turn_admission.ts";
+import type { ThreadView } from "../projection/view_types.ts";
 
 /** A validated `send`. */
 export interface SendCommand {
@@ -62,11 +58,11 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
         actor.publishStatus();
         return { threadId, queued: true, view: actor.snapshot() };
       }
-      const turnId = await admitTurn(ctx, actor, {
+      const turnId = await startTurn(ctx, actor, {
         requestKey,
         input,
         supplementalContext: command.supplementalContext,
-        claim: { ...key, result: (id) => ({ turnId: id, queued: false }) },
+        claim: (id) => claimOf(key, { turnId: id, queued: false }),
       });
       return { threadId, turnId, queued: false, view: actor.snapshot() };
     },
@@ -106,13 +102,13 @@ export async function retry(
           `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
         );
       }
-      const turnId = await admitTurn(ctx, actor, {
+      const turnId = await startTurn(ctx, actor, {
         requestKey,
         retryOf: {
           turnId: last.turnId,
           mode: last.outcome === "completed" ? "regenerate" : "resume",
         },
-        claim: { ...key, result: (id) => ({ turnId: id }) },
+        claim: (id) => claimOf(key, { turnId: id }),
       });
       return { turnId, view: actor.snapshot() };
     },
@@ -137,15 +133,9 @@ export async function promoteQueued(
     run: async (actor) => {
       await assertIdle(actor);
       const item = queuedItem(actor, queueId);
-      const turnId = await admitTurn(ctx, actor, {
-        requestKey: item.requestKey,
-        input: item.input,
-        supplementalContext: item.supplementalContext,
-        record: (record) => ({
-          ...record,
-          queue: record.queue.filter((queued) => queued.id !== queueId),
-        }),
-        claim: { ...key, result: (id) => ({ turnId: id }) },
+      const turnId = await startTurn(ctx, actor, {
+        ...queuedAdmission(item),
+        claim: (id) => claimOf(key, { turnId: id }),
       });
       return { turnId, view: actor.snapshot() };
     },
@@ -180,6 +170,17 @@ export async function deleteQueued(
       return { view: actor.snapshot() };
     },
   });
+}
+
+/** Admits a turn and drives its run (and the turns it hands over to). */
+async function startTurn(
+  ctx: ServiceContext,
+  actor: ThreadActor,
+  admission: Admission,
+): Promise<string> {
+  const run = await admitTurn(ctx.runs, actor, admission);
+  driveRuns(actor, run, ctx.runs);
+  return run.turnId;
 }
 
 /** Commands that cannot queue refuse a thread with a turn in progress. */

@@ -1,19 +1,29 @@
 /**
- * Planning a turn's terminal commit: the `turn_ended` entry, the record's new
- * status, and — when a completed turn leaves queued input — the admission of
- * the next turn in the same commit, so no one ever sees the thread idle in
- * between.
+ * Ending a turn: the `turn_ended` entry and the record's new status, planned
+ * here for every way a turn ends (its run finishing, a cancel, a crash). A run
+ * that completes its turn while input is queued hands over to the next turn in
+ * the same commit, so no one ever sees the thread idle in between.
  *
  * @module
  */
 import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
+import type { ActiveRun } from "./active_run.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+import {
+  admitTurn,
+  type AgentResolver,
+  type PreparedTurn,
+  prepareTurn,
+  queuedAdmission,
+} from "./turn_admission.ts";
 
-/** The next queued input to admit with a completed turn's end. */
-export interface HandOver {
+/** How a turn ends. */
+export interface TurnEnd {
   turnId: string;
-  runId: string;
-  agentId: string;
+  runId?: string;
+  outcome: TurnOutcome;
+  failure?: TurnFailure;
 }
 
 /**
@@ -23,19 +33,15 @@ export interface HandOver {
  */
 export function planTurnEnd(
   record: ThreadRecord,
-  end: { turnId: string; runId?: string; outcome: TurnOutcome; failure?: TurnFailure },
-  handOver?: HandOver,
+  end: TurnEnd,
 ): { record: ThreadRecord; entries: NewEntry[] } {
-  const now = new Date().toISOString();
   const ended: NewEntry = { kind: "turn_ended", turnId: end.turnId, outcome: end.outcome };
   if (end.runId) ended.runId = end.runId;
   if (end.failure) ended.failure = end.failure;
-  const entries: NewEntry[] = [ended];
   const next: ThreadRecord = {
     ...record,
-    updatedAt: now,
+    updatedAt: new Date().toISOString(),
     status: "idle",
-    active: undefined,
     lastTurn: {
       turnId: end.turnId,
       outcome: end.outcome,
@@ -43,22 +49,42 @@ export function planTurnEnd(
     },
   };
   delete next.active;
-  const queued = record.queue[0];
-  if (handOver && end.outcome === "completed" && queued) {
-    next.queue = record.queue.slice(1);
-    next.status = "running";
-    next.active = { turnId: handOver.turnId, runId: handOver.runId };
-    next.lastTurn = { turnId: handOver.turnId, retryable: true };
-    const started: NewEntry = {
-      kind: "turn_started",
-      turnId: handOver.turnId,
-      runId: handOver.runId,
-      agentId: handOver.agentId,
-      requestKey: queued.requestKey,
-      input: queued.input,
-    };
-    if (queued.supplementalContext) started.supplementalContext = queued.supplementalContext;
-    entries.push(started);
+  return { record: next, entries: [ended] };
+}
+
+/**
+ * Commits the end of a run's turn, with `entries` (its last step) first. A
+ * completed turn with queued input admits the first queued input in the same
+ * commit; if that turn's agent cannot be had, the turn just ends and the
+ * input stays queued. Call inside the actor's lock, while the run owns it.
+ *
+ * @param onHandOverFailed told why the queued input could not start
+ * @returns the next turn's run, now the actor's, if one was handed over
+ * @throws {StaleThreadError} when another writer got there first
+ */
+export async function endTurn(
+  resolver: AgentResolver,
+  actor: ThreadActor,
+  end: TurnEnd,
+  entries: NewEntry[],
+  onHandOverFailed: (error: unknown) => void,
+): Promise<ActiveRun | undefined> {
+  const ending = (record: ThreadRecord): { record: ThreadRecord; entries: NewEntry[] } => {
+    const planned = planTurnEnd(record, end);
+    return { record: planned.record, entries: [...entries, ...planned.entries] };
+  };
+  const queued = end.outcome === "completed" ? actor.record.queue[0] : undefined;
+  let next: PreparedTurn | undefined;
+  if (queued) {
+    try {
+      next = await prepareTurn(resolver, actor.threadId, queued.input);
+    } catch (error) {
+      onHandOverFailed(error);
+    }
   }
-  return { record: next, entries };
+  if (queued && next) {
+    return await admitTurn(resolver, actor, { ...queuedAdmission(queued), after: ending }, next);
+  }
+  await actor.commit(ending(actor.record));
+  return undefined;
 }

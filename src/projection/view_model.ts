@@ -6,14 +6,14 @@
  * @module
  */
 import type { Usage } from "../provider/gateway.ts";
-import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "../runtime/view_types.ts";
+import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
 import type {
   Entry,
   StepEntry,
   ToolResultsEntry,
   TurnEndedEntry,
   TurnStartedEntry,
-} from "./entries.ts";
+} from "../journal/entries.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -32,6 +32,9 @@ export const itemIds = {
   assistant: (runId: string, step: number): string => `${runId}:${step}:assistant`,
   tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
 };
+
+/** What readers of a view may use: items, turns and lookups, none of the changes. */
+export type ViewReader = Pick<ViewModel, "items" | "turns" | "item" | "seqOf" | "turnEndSeq">;
 
 /** A thread's items and turns, built from entries plus the live overlay. */
 export class ViewModel {

@@ -7,7 +7,12 @@
  */
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
-import type { Entry, StepEntry, SupplementalContext, TurnStartedEntry } from "./entries.ts";
+import type {
+  Entry,
+  StepEntry,
+  SupplementalContext,
+  TurnStartedEntry,
+} from "../journal/entries.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {
@@ -33,6 +38,9 @@ interface Exchange {
   /** Messages per turn, so a regenerate can drop earlier turns' output. */
   segments: { turnId: string; messages: HistoryMessage[] }[];
 }
+
+/** What readers of the provider history need: the messages of a turn's next request. */
+export type HistoryReader = Pick<HistoryModel, "messages">;
 
 /** The provider-facing projection of a thread's path. */
 export class HistoryModel {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Entry, ToolOutcome } from "./entries.ts";
+import type { Entry, ToolOutcome } from "../journal/entries.ts";
 
 /** A call that still needs a result. */
 export interface OpenCall {
@@ -15,6 +15,9 @@ export interface OpenCall {
   /** A dispatch marker was committed: its side effect may have happened. */
   dispatched: boolean;
 }
+
+/** What readers of the open calls may use. */
+export type OpenCallsReader = Pick<OpenCalls, "list">;
 
 /** Open calls of the current turn, kept up to date entry by entry. */
 export class OpenCalls {

@@ -1,0 +1,35 @@
+/**
+ * The projections of one thread's path, fed together: the host's view, the
+ * provider history and the open calls. Each reads journal entries only; the
+ * thread actor owns one set and replaces it whole when it reloads.
+ *
+ * @module
+ */
+import type { Entry } from "../journal/entries.ts";
+import { HistoryModel } from "./history_model.ts";
+import { OpenCalls } from "./open_calls.ts";
+import { type OpSink, ViewModel } from "./view_model.ts";
+
+/** The view, provider history and open calls of one thread, kept in step. */
+export class ThreadProjections {
+  /** Items and turns as people see them, plus the live overlay of a streaming step. */
+  readonly view: ViewModel;
+  /** The messages the model is sent. */
+  readonly history: HistoryModel;
+  /** Calls of the active turn that still need a result. */
+  readonly openCalls: OpenCalls;
+
+  /** @param sink receives every change of the view, in order */
+  constructor(sink: OpSink) {
+    this.view = new ViewModel(sink);
+    this.history = new HistoryModel();
+    this.openCalls = new OpenCalls();
+  }
+
+  /** Applies one committed entry to every projection. */
+  apply(entry: Entry): void {
+    this.view.apply(entry);
+    this.history.apply(entry);
+    this.openCalls.apply(entry);
+  }
+}

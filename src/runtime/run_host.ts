@@ -1,0 +1,160 @@
+/**
+ * The thread's side of one run (the engine's {@link RunHost}): every commit
+ * the run makes takes the thread's lock briefly, first checks that the run
+ * still owns the thread, and is planned again if another writer got there
+ * first. Provider and tool I/O never hold the lock.
+ *
+ * @module
+ */
+import type { NewResults, NewStep, RunHost } from "../engine/run_loop.ts";
+import type { Artifact } from "../engine/tool_runner.ts";
+import { newId } from "../identity/ids.ts";
+import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import { keys } from "../journal/keys.ts";
+import type { ObservationEvent } from "../observation/events.ts";
+import type { HistoryReader } from "../projection/history_model.ts";
+import type { ActiveRun } from "./active_run.ts";
+import { retryStale } from "./stale_retry.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+import type { AgentResolver } from "./turn_admission.ts";
+import { endTurn } from "./turn_end.ts";
+
+/** What runs need from the service. */
+export interface RunDeps extends AgentResolver {
+  observe(event: ObservationEvent): void;
+  /** Whether the host listens to observation events at all. */
+  observing: boolean;
+  /** Runs started on a thread (its lease needs keeping). */
+  onRunStart(): void;
+  /** The runs of a thread finished (the actor may be evicted from the cache). */
+  onRunEnd(actor: ThreadActor): void;
+}
+
+/** One run's link to its thread. */
+export class ThreadRunHost implements RunHost {
+  readonly signal: AbortSignal;
+  readonly toolSignal: AbortSignal;
+  readonly observing: boolean;
+  readonly #actor: ThreadActor;
+  readonly #run: ActiveRun;
+  readonly #deps: RunDeps;
+  #next: ActiveRun | undefined;
+
+  /**
+   * @param actor the thread
+   * @param run the run, already the actor's
+   * @param deps observation and agent resolution
+   */
+  constructor(actor: ThreadActor, run: ActiveRun, deps: RunDeps) {
+    this.#actor = actor;
+    this.#run = run;
+    this.#deps = deps;
+    this.signal = run.providerSignal;
+    this.toolSignal = run.toolSignal;
+    this.observing = deps.observing;
+  }
+
+  /** The run of the queued turn this run's end handed over to, if any. */
+  get handedOver(): ActiveRun | undefined {
+    return this.#next;
+  }
+
+  // A getter: a reload replaces the actor's projections.
+  get history(): HistoryReader {
+    return this.#actor.history;
+  }
+
+  stopRequested(): boolean {
+    return this.#run.stopRequested;
+  }
+
+  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
+    const { turnId, runId } = this.#run;
+    this.#actor.setProgress({ turnId, runId, step, phase, attempt });
+  }
+
+  liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {
+    this.#run.streamed(step, kind, delta);
+    this.#actor.showLive(this.#run, step, kind, delta);
+  }
+
+  dropLive(step: number): void {
+    this.#run.dropPartial();
+    this.#actor.dropLive(this.#run, step);
+  }
+
+  commitStep(step: NewStep, end?: { outcome: TurnOutcome }): Promise<boolean> {
+    return this.#owned(async () => {
+      if (end) return await this.#end([step], end.outcome);
+      await this.#actor.commit({ record: null, entries: [step] });
+      this.#run.dropPartial();
+    });
+  }
+
+  commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean> {
+    const { turnId, runId } = this.#run;
+    const threadId = this.#actor.threadId;
+    return this.#owned(() =>
+      this.#actor.commit({
+        record: null,
+        entries: [results],
+        set: artifacts.map((artifact) => ({
+          key: keys.artifact(threadId, artifact.id),
+          value: { id: artifact.id, turnId, runId, callId: artifact.callId, text: artifact.text },
+        })),
+      })
+    );
+  }
+
+  endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean> {
+    return this.#owned(() => this.#end([], outcome, failure));
+  }
+
+  batchStarted(batch: Promise<unknown>): void {
+    this.#run.trackBatch(batch);
+  }
+
+  observe(type: string, detail: Record<string, unknown>): void {
+    // Events are built only when someone listens: this runs several times per step.
+    if (!this.observing) return;
+    const { turnId, runId } = this.#run;
+    const at = new Date().toISOString();
+    this.#deps.observe({ type, threadId: this.#actor.threadId, turnId, runId, at, ...detail });
+  }
+
+  newId(prefix: string): string {
+    return newId(prefix);
+  }
+
+  async #end(entries: NewEntry[], outcome: TurnOutcome, failure?: TurnFailure): Promise<void> {
+    const { turnId, runId } = this.#run;
+    this.#next = await endTurn(
+      this.#deps,
+      this.#actor,
+      { turnId, runId, outcome, failure },
+      entries,
+      (error) =>
+        this.observe("queue.handover_failed", {
+          message: error instanceof Error ? error.message : String(error),
+        }),
+    );
+    this.#run.dropPartial();
+    this.#actor.setProgress(undefined);
+    this.observe("turn.ended", { outcome, failureCode: failure?.code });
+  }
+
+  /**
+   * Runs `change` under the lock while this run still owns the thread;
+   * `false` once it does not (cancelled, deleted, taken over).
+   */
+  #owned(change: () => Promise<void>): Promise<boolean> {
+    const actor = this.#actor;
+    return retryStale(() =>
+      actor.exclusive(async () => {
+        if (!actor.owns(this.#run)) return false;
+        await change();
+        return true;
+      })
+    );
+  }
+}

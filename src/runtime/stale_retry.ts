@@ -1,0 +1,55 @@
+/**
+ * The one retry of a write that lost a race: when another writer changed the
+ * thread first, the actor has reloaded, and the command (or a run's commit) is
+ * planned again on the new state. Re-plans are bounded and back off through a
+ * timer, so a writer that keeps losing yields to the event loop and ends with
+ * `storage_failure` instead of spinning.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+
+/** Thrown when another writer changed the thread first; the actor has reloaded. */
+export class StaleThreadError extends Error {
+  /** The thread whose record moved. */
+  readonly threadId: string;
+
+  /** @param threadId the thread whose record moved */
+  constructor(threadId: string) {
+    super(`Thread changed concurrently: ${threadId}`);
+    this.name = "StaleThreadError";
+    this.threadId = threadId;
+  }
+}
+
+/** How many times a write is planned again after losing a race (DESIGN §10: at most 8). */
+export const MAX_STALE_REPLANS = 8;
+/** The pause before the first re-plan; it doubles for each further one (1, 2, 4 … 128 ms). */
+export const STALE_BACKOFF_MS = 1;
+
+/**
+ * Runs `attempt`, and again after each {@link StaleThreadError}, at most
+ * {@link MAX_STALE_REPLANS} more times. Any other error passes through.
+ *
+ * @param attempt plans and commits; it must read the actor's state afresh each time
+ * @returns what the successful attempt returned
+ * @throws {FloretError} `storage_failure` when every re-plan lost its race
+ */
+export async function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let replans = 0;; replans++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof StaleThreadError)) throw error;
+      if (replans >= MAX_STALE_REPLANS) {
+        throw new FloretError(
+          "storage_failure",
+          `Thread kept changing under this write, gave up after ${MAX_STALE_REPLANS} re-plans: ${error.threadId}`,
+          { cause: error },
+        );
+      }
+    }
+    // A timer, not a microtask: the writer that won gets to finish first.
+    await new Promise((resolve) => setTimeout(resolve, STALE_BACKOFF_MS * 2 ** replans));
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Admitting a turn: the one way a turn starts, whether `send`, `retry` or
+ * `promoteQueued` asks for it or a completed turn hands over to the next
+ * queued input. One commit writes the `turn_started` entry, marks the thread
+ * running and claims the request key; the actor then takes on the new run.
+ *
+ * @module
+ */
+import type { Agent } from "../config/agent.ts";
+import { FloretError } from "../errors.ts";
+import { newId } from "../identity/ids.ts";
+import type { AdmittedInput, NewEntry, SupplementalContext } from "../journal/entries.ts";
+import type { RequestRecord } from "../journal/journal.ts";
+import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
+import { ActiveRun } from "./active_run.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+
+/** Where a turn's agent comes from. */
+export interface AgentResolver {
+  /** The agent for a turn (from `{ agent }` or the host's `agentFactory`). */
+  resolveAgent(threadId: string, turnId: string): Promise<Agent>;
+}
+
+/** A turn about to be admitted: its ids and its agent. */
+export interface PreparedTurn {
+  turnId: string;
+  runId: string;
+  agent: Agent;
+}
+
+/** What a new turn starts from. */
+export interface Admission {
+  /** The request key that asked for the turn (recorded on `turn_started`). */
+  requestKey: string;
+  input?: AdmittedInput;
+  supplementalContext?: SupplementalContext[];
+  retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+  /** The queued input this turn takes: it leaves the queue in the same commit. */
+  queueId?: string;
+  /** What the same commit writes first, planned on the current record: the end of the turn before. */
+  after?: (record: ThreadRecord) => { record: ThreadRecord; entries: NewEntry[] };
+  /** The request record this command claims, given the new turn's id (a hand-over claims none). */
+  claim?: (turnId: string) => { scope: string; key: string; value: RequestRecord };
+}
+
+/** The admission of a queued input (promoted, or handed over to). */
+export function queuedAdmission(item: QueuedItem): Admission {
+  const admission: Admission = { requestKey: item.requestKey, input: item.input, queueId: item.id };
+  if (item.supplementalContext) admission.supplementalContext = item.supplementalContext;
+  return admission;
+}
+
+/**
+ * Picks the ids of a new turn and resolves its agent; nothing is written.
+ *
+ * @throws {FloretError} `invalid_input` when the input has images the model does not take;
+ *   whatever the agent factory throws
+ */
+export async function prepareTurn(
+  resolver: AgentResolver,
+  threadId: string,
+  input: AdmittedInput | undefined,
+): Promise<PreparedTurn> {
+  const turnId = newId("turn");
+  const runId = newId("run");
+  const agent = await resolver.resolveAgent(threadId, turnId);
+  if (input?.attachments?.length && agent.gateway.info.capabilities.images === false) {
+    throw new FloretError(
+      "invalid_input",
+      `Model ${agent.gateway.info.model} does not accept images`,
+    );
+  }
+  return { turnId, runId, agent };
+}
+
+/**
+ * Admits a turn in one commit; the actor takes on its run, which the caller
+ * then drives. Call inside the actor's lock, on an idle thread or from the
+ * turn that hands over.
+ *
+ * @param resolver resolves the agent when `prepared` is not given
+ * @param actor the thread
+ * @param admission what the turn starts from
+ * @param prepared ids and agent resolved beforehand
+ * @returns the new run, now the actor's
+ * @throws {StaleThreadError} when another writer got there first
+ */
+export async function admitTurn(
+  resolver: AgentResolver,
+  actor: ThreadActor,
+  admission: Admission,
+  prepared?: PreparedTurn,
+): Promise<ActiveRun> {
+  const { turnId, runId, agent } = prepared ??
+    await prepareTurn(resolver, actor.threadId, admission.input);
+  const started: NewEntry = {
+    kind: "turn_started",
+    turnId,
+    runId,
+    agentId: agent.id,
+    requestKey: admission.requestKey,
+  };
+  if (admission.input) started.input = admission.input;
+  if (admission.supplementalContext?.length) {
+    started.supplementalContext = admission.supplementalContext;
+  }
+  if (admission.retryOf) started.retryOf = admission.retryOf;
+  const before = admission.after?.(actor.record);
+  const base = before?.record ?? actor.record;
+  const record: ThreadRecord = {
+    ...base,
+    queue: admission.queueId === undefined
+      ? base.queue
+      : base.queue.filter((queued) => queued.id !== admission.queueId),
+    status: "running",
+    active: { turnId, runId },
+    lastTurn: { turnId, retryable: true },
+    updatedAt: new Date().toISOString(),
+  };
+  await actor.commit({
+    record,
+    entries: before ? [...before.entries, started] : [started],
+    request: admission.claim?.(turnId),
+  });
+  const run = new ActiveRun(turnId, runId, agent);
+  actor.beginRun(run);
+  return run;
+}
