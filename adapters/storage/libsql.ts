@@ -7,10 +7,15 @@
  */
 
 import { type Client, createClient } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
-import { decodeKey } from "../../src/spi/key_codec.ts";
-import { bytesToMapKey, formatVersion, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
-import { planScan } from "../../src/spi/kv_range.ts";
+import {
+  bytesToMapKey,
+  decodeKey,
+  FloretError,
+  formatVersion,
+  planCommit,
+  planGet,
+  planScan,
+} from "@floret/engine/spi";
 import type {
   KvCommit,
   KvCommitResult,
@@ -19,7 +24,7 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
-} from "../../src/spi/kv_store.ts";
+} from "@floret/engine/spi";
 import { applyPragmas, prepareSchema } from "./libsql_schema.ts";
 import {
   blob,

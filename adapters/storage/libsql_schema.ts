@@ -8,7 +8,7 @@
  */
 
 import type { Client } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
+import { FloretError } from "@floret/engine/spi";
 
 /** The physical schema version this code writes and reads. */
 export const SCHEMA_VERSION = 1;

@@ -8,9 +8,8 @@
  */
 
 import type { InStatement } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
-import type { CommitPlan } from "../../src/spi/kv_commit_plan.ts";
-import type { KvScan } from "../../src/spi/kv_range.ts";
+import { FloretError } from "@floret/engine/spi";
+import type { CommitPlan, KvScan } from "@floret/engine/spi";
 import { CHECK_FAILED } from "./libsql_schema.ts";
 
 const CHECK_SQL = "INSERT INTO floret_check (key, version) VALUES (?, ?)";

@@ -6,11 +6,15 @@
  * @module
  */
 
-import { FloretError } from "../../src/errors.ts";
-import { decodeKey } from "../../src/spi/key_codec.ts";
-import { bytesToMapKey, formatVersion, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
-import { planScan } from "../../src/spi/kv_range.ts";
-import { SortedIndex } from "./sorted_index.ts";
+import {
+  bytesToMapKey,
+  decodeKey,
+  FloretError,
+  formatVersion,
+  planCommit,
+  planGet,
+  planScan,
+} from "@floret/engine/spi";
 import type {
   KvCommit,
   KvCommitResult,
@@ -19,7 +23,8 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
-} from "../../src/spi/kv_store.ts";
+} from "@floret/engine/spi";
+import { SortedIndex } from "./sorted_index.ts";
 
 interface Slot {
   bytes: Uint8Array;

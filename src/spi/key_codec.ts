@@ -134,7 +134,7 @@ function writePart(out: ByteWriter, part: KvKeyPart, index: number): void {
  * @throws {FloretError} `invalid_input` for NaN, lone surrogates, unsupported part types
  * @example
  * ```ts
- * import { encodeKey } from "./key_codec.ts";
+ * import { encodeKey } from "@floret/engine/spi";
  * encodeKey(["thread", 1n, true]);
  * ```
  */
@@ -229,7 +229,7 @@ function readPart(reader: ByteReader): KvKeyPart {
  * @throws {FloretError} `invalid_input` when the bytes are not a valid encoding
  * @example
  * ```ts
- * import { decodeKey, encodeKey } from "./key_codec.ts";
+ * import { decodeKey, encodeKey } from "@floret/engine/spi";
  * decodeKey(encodeKey(["a", 1])); // ["a", 1]
  * ```
  */

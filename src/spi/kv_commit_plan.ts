@@ -64,7 +64,7 @@ function mapKey(bytes: Uint8Array): string {
  *   written twice in one commit (set twice, or both set and deleted)
  * @example
  * ```ts
- * import { planCommit } from "./kv_commit_plan.ts";
+ * import { planCommit } from "@floret/engine/spi";
  * const plan = planCommit({ set: [{ key: ["a"], value: new Uint8Array([1]) }] });
  * ```
  */

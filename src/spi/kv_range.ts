@@ -73,7 +73,7 @@ function selectorBounds(selector: KvSelector): [Uint8Array, Uint8Array] {
  * @throws {FloretError} `invalid_input` for malformed selectors, keys or limits
  * @example
  * ```ts
- * import { planScan } from "./kv_range.ts";
+ * import { planScan } from "@floret/engine/spi";
  * const scan = planScan({ prefix: ["thread"] }, { limit: 10 });
  * ```
  */
