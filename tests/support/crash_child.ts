@@ -4,7 +4,7 @@
 // `ACK <json>` first. The child never finishes by itself: a watchdog ends it
 // if the parent does not.
 //
-// Usage: crash_child.ts <scenario> <libsql url> <side file>
+// Usage: crash_child.ts <scenario> <libsql url | denokv:path> <side file>
 //   stream  the provider streams some text, then hangs
 //   write   a `write` tool appends a line to the side file, then hangs
 //   read    a `read` tool appends a line to the side file, then hangs
@@ -17,9 +17,9 @@ import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { defineAgent, defineTool, openHost } from "@floret/engine";
 import type { Gateway, ProviderEvent, ProviderRequest } from "@floret/engine";
-import { libsqlStore } from "@floret/engine/libsql";
 import { scriptedGateway } from "@floret/engine/testing";
 import type { ScriptStep } from "@floret/engine/testing";
+import { openStoreUrl } from "./store_url.ts";
 
 const [scenario, url, sideFile] = process.argv.slice(-3);
 
@@ -142,7 +142,7 @@ const agent = defineAgent({
     }),
   ],
 });
-const host = await openHost({ store: libsqlStore({ url }) });
+const host = await openHost({ store: await openStoreUrl(url) });
 const threads = host.threads({ agent });
 const { threadId } = await threads.create({ requestKey: "create" });
 

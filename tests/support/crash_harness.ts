@@ -18,9 +18,9 @@ import type {
   ThreadView,
   ToolDefinition,
 } from "@floret/engine";
-import { libsqlStore } from "@floret/engine/libsql";
 import { scriptedGateway } from "@floret/engine/testing";
 import type { ScriptedGateway, ScriptStep } from "@floret/engine/testing";
+import { denoKvUrl, openStoreUrl } from "./store_url.ts";
 
 export const child = fileURLToPath(new URL("./crash_child.ts", import.meta.url));
 /** Startup of a cold runtime plus the scenario; the child's own watchdog is 30 s. */
@@ -120,14 +120,18 @@ export function crashChild(
   });
 }
 
-/** A temp dir with a database URL and a side file, removed afterwards. */
+/** A temp dir with a database URL (libSQL, or Deno KV) and a side file, removed afterwards. */
 export async function withDir(
   name: string,
   body: (paths: { url: string; sideFile: string }) => Promise<void>,
+  backend: "libsql" | "deno-kv" = "libsql",
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `floret-crash-${name}-`));
+  const url = backend === "libsql"
+    ? `file:${join(dir, "journal.db")}`
+    : denoKvUrl(join(dir, "journal.kv"));
   try {
-    await body({ url: `file:${join(dir, "journal.db")}`, sideFile: join(dir, "side-effects.log") });
+    await body({ url, sideFile: join(dir, "side-effects.log") });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -167,7 +171,7 @@ export async function reopen(url: string, steps: ScriptStep[], sideFile: string)
     ],
   });
   const host = await openHost({
-    store: libsqlStore({ url }),
+    store: await openStoreUrl(url),
     onEvent: (event) => events.push(event),
   });
   return { host, threads: host.threads({ agent }), gateway, runs, events };
