@@ -9,6 +9,7 @@ import type * as Contract from "../../shared/api/public-api.d.ts";
 import * as engine from "@floret/engine";
 import * as testing from "@floret/engine/testing";
 import { libsqlStore } from "@floret/engine/libsql";
+import { denoKvStore } from "@floret/engine/deno-kv";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
 
@@ -22,6 +23,7 @@ const checks: {
   libsqlStore: (
     options: { url: string; authToken?: string } | { client: never },
   ) => Contract.KvStore;
+  denoKvStore: typeof Contract.denoKvStore;
   openAIChat: (options: Contract.HttpGatewayOptions & { provider?: string }) => Contract.Gateway;
   openAIResponses: (options: Contract.HttpGatewayOptions) => Contract.Gateway;
   anthropicMessages: (
@@ -35,6 +37,7 @@ const checks: {
   scriptedGateway: testing.scriptedGateway,
   kvConformance: testing.kvConformance,
   libsqlStore,
+  denoKvStore,
   openAIChat,
   openAIResponses,
   anthropicMessages,
