@@ -188,3 +188,18 @@ test(
       assert.deepEqual(entry?.value, filled(3, 0));
     }),
 );
+
+test("listings longer than one Deno KV batch (1,000 entries) come back whole and in order", {
+  skip,
+}, () =>
+  withKv(async (_kv, store) => {
+    const value = filled(8, 0);
+    for (let i = 0; i < 2500; i += 500) {
+      const set = Array.from({ length: 500 }, (_, j) => ({ key: ["n", i + j], value }));
+      assert.ok((await store.commit({ set })).ok);
+    }
+    const all = (await store.list({ prefix: ["n"] })).map((entry) => entry.key[1]);
+    assert.deepEqual(all, Array.from({ length: 2500 }, (_, i) => i));
+    const back = await store.list({ prefix: ["n"] }, { reverse: true, limit: 1500 });
+    assert.deepEqual(back.map((entry) => entry.key[1]), all.slice(1000).reverse());
+  }));

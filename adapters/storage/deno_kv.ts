@@ -182,7 +182,9 @@ export function denoKvStore(kv: unknown, options: DenoKvStoreOptions = {}): KvSt
           const iterator = db.list({ start: entryKey(scan.lower), end: entryKey(scan.upper) }, {
             reverse: scan.reverse,
             limit,
-            batchSize: Math.min(limit ?? LIMITS.mutations, 500),
+            // Each batch is one consistent read, so the biggest batch Deno allows
+            // keeps listings of up to 1,000 entries a snapshot.
+            batchSize: Math.min(limit ?? LIMITS.listBatch, LIMITS.listBatch),
           });
           for await (const row of iterator) {
             const [key, ...rest] = row.key;

@@ -37,6 +37,8 @@ export const LIMITS = {
   atomicSetKeyBytes: 81920,
   /** Keys per `getMany`. */
   readKeys: 10,
+  /** Entries per list round trip. */
+  listBatch: 1000,
 } as const;
 
 /** What Deno adds per check or mutation beyond key and value, rounded up (measured: 4–8). */

@@ -11,7 +11,11 @@ import { FloretError } from "../errors.ts";
 import { encodeKey } from "./key_codec.ts";
 import type { KvCommit, KvKey } from "./kv_store.ts";
 
-/** One check of a planned commit; `version: null` means the key must be absent. */
+/**
+ * One check of a planned commit: the stored version of `key` must equal
+ * `version` exactly (string equality), or the key must be absent when
+ * `version` is null. Evaluate it inside the same atomic step as the writes.
+ */
 export interface PlannedCheck {
   /** Encoded key. */
   key: Uint8Array;
