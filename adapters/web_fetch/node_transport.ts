@@ -112,22 +112,36 @@ function toResponse(incoming: IncomingMessage, signal: AbortSignal): Response {
 }
 
 function bodyStream(incoming: IncomingMessage, signal: AbortSignal): ReadableStream<Uint8Array> {
+  // Runtimes differ in which events follow a destroy (Bun emits "end" after a
+  // cancel); once the stream is settled, later events are ignored.
+  let settled = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      const settle = (error?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        if (error === undefined) controller.close();
+        else controller.error(error);
+      };
       incoming.on("data", (chunk: Uint8Array) => {
+        if (settled) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         // Stop the socket when the reader falls behind, so the limit bounds memory too.
         if ((controller.desiredSize ?? 1) <= 0) incoming.pause();
       });
-      incoming.on("end", () => controller.close());
-      incoming.on("error", (error) => controller.error(error));
-      incoming.on("aborted", () => controller.error(new Error("The connection closed early")));
-      signal.addEventListener("abort", () => incoming.destroy(), { once: true });
+      incoming.on("end", () => settle());
+      incoming.on("error", (error) => settle(error));
+      incoming.on("aborted", () => settle(new Error("The connection closed early")));
+      signal.addEventListener("abort", () => {
+        settle(signal.reason);
+        incoming.destroy();
+      }, { once: true });
     },
     pull() {
       incoming.resume();
     },
     cancel() {
+      settled = true;
       incoming.destroy();
     },
   });
