@@ -3,6 +3,7 @@
 // real transport is tested on 127.0.0.1 in web_fetch_transport.test.ts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import type * as Contract from "../../shared/api/public-api.d.ts";
 import { FloretError } from "@floret/engine";
 import {
   DEFAULT_WEB_FETCH_MAX_BYTES,
@@ -427,7 +428,14 @@ describe("other ranges never reach the transport", () => {
   }
 });
 
+// Fails type-checking if the entry drifts from the public contract.
+const contract: typeof Contract.webFetchTool = webFetchTool;
+
 describe("options", () => {
+  test("webFetchTool matches the contract's declaration", () => {
+    assert.equal(contract, webFetchTool);
+  });
+
   test("the tool is web_fetch, effect read, input { url }", () => {
     const tool = webFetchTool();
     assert.equal(tool.name, "web_fetch");
