@@ -96,8 +96,8 @@ describe("content", () => {
       result.output,
       /Some \*\*bold\*\* text and a \[link\]\(https:\/\/example\.org\/\)\./,
     );
-    assert.match(result.output, /^\* first$/m);
-    assert.doesNotMatch(result.output, /alert|color:red|<h1>/);
+    assert.match(result.output, /^-\s+first$/m);
+    assert.doesNotMatch(result.output, /alert|color:red|<h1>|Floret/);
   });
 
   test("other content types are refused", async () => {
