@@ -24,6 +24,10 @@ export class ActiveRun {
   readonly agent: Agent;
   /** Settles when the run has returned. */
   readonly done: Promise<void>;
+  /** Aborts the provider request (immediate and graceful cancel). */
+  readonly providerSignal: AbortSignal;
+  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
+  readonly toolSignal: AbortSignal;
   readonly #providerAbort = new AbortController();
   readonly #toolAbort = new AbortController();
   #stopRequested = false;
@@ -41,16 +45,8 @@ export class ActiveRun {
     this.runId = runId;
     this.agent = agent;
     this.done = new Promise((resolve) => (this.#finished = resolve));
-  }
-
-  /** Aborts the provider request (immediate and graceful cancel). */
-  get providerSignal(): AbortSignal {
-    return this.#providerAbort.signal;
-  }
-
-  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
-  get toolSignal(): AbortSignal {
-    return this.#toolAbort.signal;
+    this.providerSignal = this.#providerAbort.signal;
+    this.toolSignal = this.#toolAbort.signal;
   }
 
   /** A stop was asked for: the run returns at its next check. */

@@ -65,6 +65,19 @@ export class ActorCache {
     return actor;
   }
 
+  /**
+   * The actor of a thread, caught up with other hosts' writes unless this
+   * host runs its turn (then memory is the freshest truth).
+   *
+   * @throws {FloretError} `thread_not_found` for a missing or deleted thread
+   */
+  async fresh(threadId: string): Promise<ThreadActor> {
+    const actor = await this.get(threadId);
+    if (!actor.run) await actor.exclusive(() => actor.sync());
+    actor.assertLive();
+    return actor;
+  }
+
   /** The actor of a thread if it is in memory. */
   loaded(threadId: string): ThreadActor | undefined {
     return this.#actors.get(threadId);

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { fingerprintOf } from "../identity/fingerprint.ts";
-import { claimOf, type ServiceContext, threadCommand } from "./service_context.ts";
+import { claimOf } from "./request_keys.ts";
+import type { ServiceContext } from "./service_context.ts";
+import { viewCommand } from "./thread_command.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 
@@ -20,7 +21,6 @@ export async function cancel(
 ): Promise<{ view: ThreadView }> {
   const { threadId, requestKey } = command;
   const actor = await ctx.actors.get(threadId);
-  const fingerprint = await fingerprintOf({}); // the mode is not part of the fingerprint
   if (command.mode === "graceful") {
     const run = await actor.exclusive(async () => {
       ctx.assertOpen();
@@ -33,23 +33,18 @@ export async function cancel(
     });
     if (run?.batch) await raceWindow(run.batch, GRACEFUL_TOOL_WINDOW_MS);
   }
-  const key = { threadId, requestKey, op: "cancel", fingerprint };
-  return threadCommand(ctx, {
-    ...key,
-    replay: (_result, actor) => ({ view: actor.snapshot() }),
-    run: async (actor) => {
-      const run = actor.run;
-      const change = planSettlement(actor, "cancelled", run?.partial);
-      try {
-        if (change) await actor.commit({ ...change, request: claimOf(key) });
-      } catch (error) {
-        actor.stopFailed();
-        throw error;
-      }
-      // Only now, with the stop committed, is the run told to stop: it can write nothing more.
-      actor.stopSettled(run, "The turn was cancelled");
-      return { view: actor.snapshot() };
-    },
+  // The mode is not part of the fingerprint.
+  return viewCommand(ctx, command, "cancel", {}, async (actor, key) => {
+    const run = actor.run;
+    const change = planSettlement(actor, "cancelled", run?.partial);
+    try {
+      if (change) await actor.commit({ ...change, request: claimOf(key) });
+    } catch (error) {
+      actor.stopFailed();
+      throw error;
+    }
+    // Only now, with the stop committed, is the run told to stop: it can write nothing more.
+    actor.stopSettled(run, "The turn was cancelled");
   });
 }
 

@@ -6,13 +6,13 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import type { Entry, NewEntry, TurnOutcome } from "../journal/entries.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import { OpenCalls, settleOpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { replayOf, type ServiceContext } from "./service_context.ts";
+import { claimOf, commandKey, replayOf } from "./request_keys.ts";
+import type { ServiceContext } from "./service_context.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 
@@ -21,12 +21,12 @@ export async function fork(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string; atItemId?: string },
 ): Promise<{ threadId: string; view: ThreadView }> {
-  const { threadId, requestKey, atItemId } = command;
-  const fingerprint = await fingerprintOf({ threadId, atItemId: atItemId ?? null });
+  const { threadId, atItemId } = command;
+  const key = await commandKey(command, "fork", { threadId, atItemId: atItemId ?? null });
   const source = await ctx.actors.get(threadId);
   for (;;) {
     ctx.assertOpen();
-    const replay = await replayOf(ctx, STORE_SCOPE, requestKey, "fork", fingerprint);
+    const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
     if (replay) {
       const forkId = replay.threadId as string;
       return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
@@ -56,11 +56,7 @@ export async function fork(
       expected: null,
       record,
       entries: own,
-      request: {
-        scope: STORE_SCOPE,
-        key: requestKey,
-        value: { op: "fork", fingerprint, result: { threadId: forkId } },
-      },
+      request: claimOf(key, { threadId: forkId }, STORE_SCOPE),
       set: [{ key: keys.fork(threadId, forkId), value: {} }],
       // A source deleted meanwhile (its entries may be purged) fails this; the retry sees the tombstone.
       checks: [{ key: keys.thread(threadId), version: plan.sourceVersion }],

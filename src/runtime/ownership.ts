@@ -22,19 +22,23 @@ export const DEFAULT_HOST_ID = "default";
 /** The default lease: renewed on every commit and every third of this while a run lives. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
+/** The active turn of `record` when this host may write for it: unowned (just admitted) or its own. */
+function ownActive(record: ThreadRecord, ownership: Ownership): ThreadRecord["active"] {
+  const active = record.active;
+  return active?.owner === undefined || active.owner === ownership.hostId ? active : undefined;
+}
+
 /**
  * Whether this host may settle the record's active turn as abandoned, given
- * that no run of it exists in this process.
+ * that no run of it exists in this process: it is this host's, or its lease lapsed.
  */
 export function canSettleAbandoned(
   record: ThreadRecord,
   ownership: Ownership,
   now = Date.now(),
 ): boolean {
-  const active = record.active;
-  if (!active) return false;
-  if (active.owner === undefined || active.owner === ownership.hostId) return true;
-  return (active.leaseUntil ?? 0) < now;
+  if (!record.active) return false;
+  return ownActive(record, ownership) !== undefined || (record.active.leaseUntil ?? 0) < now;
 }
 
 /**
@@ -47,12 +51,10 @@ export function stampLease(
   ownership: Ownership,
   now = Date.now(),
 ): ThreadRecord {
-  const active = record.active;
-  if (!active || (active.owner !== undefined && active.owner !== ownership.hostId)) return record;
-  return {
-    ...record,
-    active: { ...active, owner: ownership.hostId, leaseUntil: now + ownership.leaseTtlMs },
-  };
+  const active = ownActive(record, ownership);
+  if (!active) return record;
+  const leaseUntil = now + ownership.leaseTtlMs;
+  return { ...record, active: { ...active, owner: ownership.hostId, leaseUntil } };
 }
 
 /** Whether this host's lease on the record is past a third of its life (time to renew). */
@@ -61,7 +63,6 @@ export function leaseNeedsRenewal(
   ownership: Ownership,
   now = Date.now(),
 ): boolean {
-  const active = record.active;
-  if (!active || active.owner !== ownership.hostId) return false;
-  return (active.leaseUntil ?? 0) - now < (ownership.leaseTtlMs * 2) / 3;
+  const owned = record.active?.owner === ownership.hostId;
+  return owned && (record.active?.leaseUntil ?? 0) - now < (ownership.leaseTtlMs * 2) / 3;
 }

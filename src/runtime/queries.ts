@@ -9,8 +9,9 @@ import { keys } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Usage } from "../provider/gateway.ts";
 import { roughTokenCount } from "../provider/rough_token_count.ts";
-import { freshActor, type ServiceContext } from "./service_context.ts";
+import type { ServiceContext } from "./service_context.ts";
 import type {
+  Artifact,
   ContextFigures,
   ThreadItem,
   ThreadStatus,
@@ -25,7 +26,7 @@ export async function history(
   options: { limit?: number; before?: string } = {},
 ): Promise<{ items: ThreadItem[]; before?: string; hasMore: boolean }> {
   const limit = pageLimit(options.limit, 50, 500);
-  const actor = await freshActor(ctx, threadId);
+  const actor = await ctx.actors.fresh(threadId);
   const items = actor.snapshot().items;
   let end = items.length;
   if (options.before !== undefined) {
@@ -101,7 +102,7 @@ export async function context(
   threadId: string,
   windowTokens: number,
 ): Promise<ContextFigures> {
-  const actor = await freshActor(ctx, threadId);
+  const actor = await ctx.actors.fresh(threadId);
   const messages = actor.history.messages("", "");
   let estimateTokens = 0;
   for (const message of messages) estimateTokens += roughTokenCount(message.json);
@@ -123,6 +124,29 @@ export async function context(
   };
   if (confirmed) result.confirmed = { ...confirmed };
   return result;
+}
+
+/**
+ * The full output of a tool call that reached the model shortened.
+ *
+ * @throws {FloretError} `invalid_input` when the thread has no such artifact
+ */
+export async function artifact(
+  ctx: ServiceContext,
+  threadId: string,
+  artifactId: unknown,
+): Promise<Artifact> {
+  await ctx.actors.fresh(threadId);
+  const found = typeof artifactId === "string"
+    ? await ctx.journal.value<Artifact>(keys.artifact(threadId, artifactId))
+    : null;
+  if (!found) {
+    throw new FloretError(
+      "invalid_input",
+      `No artifact ${String(artifactId)} in thread ${threadId}`,
+    );
+  }
+  return found;
 }
 
 /** Resolves once the thread is idle or waiting; rejects with `timeout` or the signal's reason. */

@@ -10,8 +10,6 @@ import type { ActiveRun } from "./active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
-export type { RunDeps } from "./run_host.ts";
-
 /**
  * Drives `first` (just admitted, already the actor's run) and every run
  * handed over after it. Returns at once; each run's `done` settles when it

@@ -12,6 +12,19 @@ import type { ActorChange, ThreadActor } from "./thread_actor.ts";
 import { planTurnEnd } from "./turn_end.ts";
 
 /**
+ * Settles a turn that is active in the journal but whose run is gone: it
+ * died here on a store failure, or its host's lease lapsed. A turn running
+ * on another live host is left alone. Call inside the actor's lock.
+ *
+ * @throws {StaleThreadError} when another writer got there first
+ */
+export async function settleOrphan(actor: ThreadActor): Promise<void> {
+  if (!actor.abandoned) return;
+  const change = planSettlement(actor, "interrupted");
+  if (change) await actor.commit(change);
+}
+
+/**
  * Plans the commit that ends the actor's active turn.
  *
  * @param actor the thread (inside its lock)

@@ -4,11 +4,12 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { claimOf, replayOf, type ServiceContext, threadCommand } from "./service_context.ts";
+import { claimOf, commandKey, replayOf } from "./request_keys.ts";
+import type { ServiceContext } from "./service_context.ts";
+import { viewCommand } from "./thread_command.ts";
 import { retryStale } from "./stale_retry.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "../projection/view_types.ts";
@@ -18,10 +19,14 @@ export async function create(
   ctx: ServiceContext,
   command: { requestKey: string; title?: string },
 ): Promise<{ threadId: string; view: ThreadView }> {
-  const fingerprint = await fingerprintOf({ title: command.title ?? null });
+  const key = await commandKey(
+    { threadId: STORE_SCOPE, requestKey: command.requestKey },
+    "create",
+    { title: command.title ?? null },
+  );
   for (;;) {
     ctx.assertOpen();
-    const replay = await replayOf(ctx, STORE_SCOPE, command.requestKey, "create", fingerprint);
+    const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
     if (replay) {
       const threadId = replay.threadId as string;
       return { threadId, view: (await ctx.actors.get(threadId)).snapshot() };
@@ -39,11 +44,7 @@ export async function create(
     const version = await ctx.journal.commit({
       expected: null,
       record,
-      request: {
-        scope: STORE_SCOPE,
-        key: command.requestKey,
-        value: { op: "create", fingerprint, result: { threadId: record.id } },
-      },
+      request: claimOf(key, { threadId: record.id }),
     });
     // A lost race means another caller claimed the key first: replay its result.
     if (version !== null) {
@@ -53,22 +54,13 @@ export async function create(
 }
 
 /** Sets a thread's title. */
-export async function setTitle(
+export function setTitle(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string; title: string },
 ): Promise<{ view: ThreadView }> {
-  const { threadId, requestKey, title } = command;
-  const key = { threadId, requestKey, op: "setTitle", fingerprint: await fingerprintOf({ title }) };
-  return threadCommand(ctx, {
-    ...key,
-    replay: (_result, actor) => ({ view: actor.snapshot() }),
-    run: async (actor) => {
-      await actor.commit({
-        record: { ...actor.record, title, updatedAt: new Date().toISOString() },
-        request: claimOf(key),
-      });
-      return { view: actor.snapshot() };
-    },
+  return viewCommand(ctx, command, "setTitle", { title: command.title }, async (actor, key) => {
+    const record = { ...actor.record, title: command.title, updatedAt: new Date().toISOString() };
+    await actor.commit({ record, request: claimOf(key) });
   });
 }
 
@@ -82,8 +74,8 @@ export async function deleteThread(
   command: { threadId: string; requestKey: string },
 ): Promise<void> {
   const { threadId, requestKey } = command;
-  const fingerprint = await fingerprintOf({});
-  if (await replayOf(ctx, threadId, requestKey, "delete", fingerprint)) return;
+  const key = await commandKey(command, "delete", {});
+  if (await replayOf(ctx.journal, threadId, key)) return;
   const actor = await ctx.actors.get(threadId);
   for (const childId of await ctx.journal.indexed(keys.childrenOf(threadId))) {
     try {
@@ -102,7 +94,7 @@ export async function deleteThread(
   await run?.done;
   const deleted = await retryStale(() =>
     actor.exclusive(async () => {
-      if (await replayOf(ctx, threadId, requestKey, "delete", fingerprint)) return false;
+      if (await replayOf(ctx.journal, threadId, key)) return false;
       actor.assertLive();
       const settled = planSettlement(actor, "cancelled");
       const record: ThreadRecord = {
@@ -115,7 +107,7 @@ export async function deleteThread(
       await actor.commit({
         record,
         entries: settled?.entries,
-        request: claimOf({ threadId, requestKey, op: "delete", fingerprint }),
+        request: claimOf(key),
       });
       return true;
     })

@@ -7,15 +7,16 @@
  */
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
 import { cancel } from "./cancel_command.ts";
 import { commandSchemas, parseCommand } from "./command_input.ts";
+import { compact } from "./compaction_command.ts";
 import { fork } from "./fork_command.ts";
-import { context, history, list, waitForIdle } from "./queries.ts";
-import { freshActor, replayOf, type ServiceContext } from "./service_context.ts";
+import { respond } from "./interaction_commands.ts";
+import { artifact, context, history, list, waitForIdle } from "./queries.ts";
+import { deleteQueued } from "./queue_commands.ts";
+import type { ServiceContext } from "./service_context.ts";
 import { create, deleteThread, setTitle } from "./thread_commands.ts";
-import { deleteQueued, promoteQueued, retry, send } from "./turn_commands.ts";
-import { keys } from "../journal/keys.ts";
+import { promoteQueued, retry, send } from "./turn_commands.ts";
 import type {
   Artifact,
   ContextFigures,
@@ -25,9 +26,6 @@ import type {
   ThreadView,
 } from "../projection/view_types.ts";
 import type { UserInput } from "./user_input.ts";
-
-/** Below this many tokens, manual compaction is an explicit no-op. */
-export const COMPACTION_TARGET_TOKENS = 50_000;
 
 /** Commands and queries on threads. Every mutation takes a request key and is idempotent by it. */
 export interface ThreadService {
@@ -124,29 +122,13 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
   return {
     create: guarded((input) => create(ctx, parseCommand(commandSchemas.create, input))),
     send: guarded((input) => send(ctx, parseCommand(commandSchemas.send, input))),
-    respond: guarded(async (input) => {
-      const command = parseCommand(commandSchemas.respond, input);
-      const actor = await ctx.actors.get(command.threadId);
-      const fingerprint = await fingerprintOf({
-        interactionId: command.interactionId,
-        decision: command.decision ?? null,
-        answers: command.answers ?? null,
-      });
-      if (await replayOf(ctx, command.threadId, command.requestKey, "respond", fingerprint)) {
-        return { view: actor.snapshot() };
-      }
-      // This release creates no interactions, so no id can name one.
-      throw new FloretError(
-        "interaction_not_found",
-        `No interaction with id: ${command.interactionId}`,
-      );
-    }),
+    respond: guarded((input) => respond(ctx, parseCommand(commandSchemas.respond, input))),
     cancel: guarded((input) => cancel(ctx, parseCommand(commandSchemas.cancel, input))),
     retry: guarded((input) => retry(ctx, parseCommand(commandSchemas.retry, input))),
     fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
     setTitle: guarded((input) => setTitle(ctx, parseCommand(commandSchemas.setTitle, input))),
-    view: guarded(async (threadId) => (await freshActor(ctx, checkId(threadId))).snapshot()),
+    view: guarded(async (threadId) => (await ctx.actors.fresh(checkId(threadId))).snapshot()),
     list: guarded((options) => list(ctx, options)),
     history: guarded((threadId, options) => history(ctx, checkId(threadId), options)),
     subscribe: (threadId, options) => {
@@ -171,30 +153,12 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     deleteQueued: guarded((input) =>
       deleteQueued(ctx, parseCommand(commandSchemas.queueItem, input))
     ),
-    compact: guarded(async (input) => {
-      const command = parseCommand(commandSchemas.compact, input);
-      const figures = await context(ctx, command.threadId, windowOf());
-      const view = (await ctx.actors.get(command.threadId)).snapshot();
-      if (figures.estimateTokens < COMPACTION_TARGET_TOKENS) {
-        return { outcome: "noop" as const, view };
-      }
-      throw new FloretError("execution_deferred", "Compaction is not available in this release");
-    }),
+    compact: guarded((input) =>
+      compact(ctx, parseCommand(commandSchemas.compact, input), windowOf())
+    ),
     context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
     waitForIdle: guarded((threadId, options) => waitForIdle(ctx, checkId(threadId), options)),
-    artifact: guarded(async (threadId, artifactId) => {
-      await freshActor(ctx, checkId(threadId));
-      const found = typeof artifactId === "string"
-        ? await ctx.journal.value<Artifact>(keys.artifact(threadId, artifactId))
-        : null;
-      if (!found) {
-        throw new FloretError(
-          "invalid_input",
-          `No artifact ${String(artifactId)} in thread ${threadId}`,
-        );
-      }
-      return found;
-    }),
+    artifact: guarded((threadId, artifactId) => artifact(ctx, checkId(threadId), artifactId)),
   };
 }
 

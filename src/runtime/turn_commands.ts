@@ -1,18 +1,22 @@
 /**
- * Commands that start or queue turns: send, retry, promoteQueued, deleteQueued.
+ * Commands that start turns: `send` (which queues while the thread is busy),
+ * `retry` and `promoteQueued`. Each admits its turn through `admitTurn`.
  *
  * @module
  */
 import { FloretError } from "../errors.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
 import type { QueuedItem } from "../journal/thread_record.ts";
-import { driveRuns } from "./run_driver.ts";
-import { claimOf, type ServiceContext, settleOrphan, threadCommand } from "./service_context.ts";
-import type { ThreadActor } from "./thread_actor.ts";
-import { type Admission, admitTurn, queuedAdmission } from "./turn_admission.ts";
 import type { ThreadView } from "../projection/view_types.ts";
+import { queuedItem } from "./queue_commands.ts";
+import { claimOf, commandKey } from "./request_keys.ts";
+import { driveRuns } from "./run_driver.ts";
+import type { ServiceContext } from "./service_context.ts";
+import { settleOrphan } from "./settle_turn.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+import { threadCommand } from "./thread_command.ts";
+import { type Admission, admitTurn, queuedAdmission } from "./turn_admission.ts";
 
 /** A validated `send`. */
 export interface SendCommand {
@@ -35,7 +39,7 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
   const { threadId, requestKey } = command;
   const input: AdmittedInput = { text: command.input.text };
   if (command.input.attachments?.length) input.attachments = command.input.attachments;
-  const key = { threadId, requestKey, op: "send", fingerprint: await fingerprintOf(input) };
+  const key = await commandKey(command, "send", input);
   return threadCommand(ctx, {
     ...key,
     replay: (result, actor) => ({ threadId, ...result, view: actor.snapshot() }) as SendResult,
@@ -74,13 +78,7 @@ export async function retry(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string; turnId?: string },
 ): Promise<{ turnId: string; view: ThreadView }> {
-  const { threadId, requestKey } = command;
-  const key = {
-    threadId,
-    requestKey,
-    op: "retry",
-    fingerprint: await fingerprintOf({ turnId: command.turnId ?? null }),
-  };
+  const key = await commandKey(command, "retry", { turnId: command.turnId ?? null });
   return threadCommand(ctx, {
     ...key,
     replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
@@ -88,7 +86,7 @@ export async function retry(
       await assertIdle(actor);
       const last = actor.record.lastTurn;
       if (!last?.outcome) {
-        throw new FloretError("no_retry_target", `Thread has no turn to retry: ${threadId}`);
+        throw new FloretError("no_retry_target", `Thread has no turn to retry: ${actor.threadId}`);
       }
       if (command.turnId !== undefined && command.turnId !== last.turnId) {
         throw new FloretError(
@@ -103,7 +101,7 @@ export async function retry(
         );
       }
       const turnId = await startTurn(ctx, actor, {
-        requestKey,
+        requestKey: command.requestKey,
         retryOf: {
           turnId: last.turnId,
           mode: last.outcome === "completed" ? "regenerate" : "resume",
@@ -120,54 +118,17 @@ export async function promoteQueued(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string; queueId: string },
 ): Promise<{ turnId: string; view: ThreadView }> {
-  const { threadId, requestKey, queueId } = command;
-  const key = {
-    threadId,
-    requestKey,
-    op: "promoteQueued",
-    fingerprint: await fingerprintOf({ queueId }),
-  };
+  const key = await commandKey(command, "promoteQueued", { queueId: command.queueId });
   return threadCommand(ctx, {
     ...key,
     replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
     run: async (actor) => {
       await assertIdle(actor);
-      const item = queuedItem(actor, queueId);
       const turnId = await startTurn(ctx, actor, {
-        ...queuedAdmission(item),
+        ...queuedAdmission(queuedItem(actor, command.queueId)),
         claim: (id) => claimOf(key, { turnId: id }),
       });
       return { turnId, view: actor.snapshot() };
-    },
-  });
-}
-
-/** Removes a queued input. */
-export async function deleteQueued(
-  ctx: ServiceContext,
-  command: { threadId: string; requestKey: string; queueId: string },
-): Promise<{ view: ThreadView }> {
-  const { threadId, requestKey, queueId } = command;
-  const key = {
-    threadId,
-    requestKey,
-    op: "deleteQueued",
-    fingerprint: await fingerprintOf({ queueId }),
-  };
-  return threadCommand(ctx, {
-    ...key,
-    replay: (_result, actor) => ({ view: actor.snapshot() }),
-    run: async (actor) => {
-      queuedItem(actor, queueId);
-      await actor.commit({
-        record: {
-          ...actor.record,
-          queue: actor.record.queue.filter((queued) => queued.id !== queueId),
-        },
-        request: claimOf(key),
-      });
-      actor.publishStatus();
-      return { view: actor.snapshot() };
     },
   });
 }
@@ -189,10 +150,4 @@ async function assertIdle(actor: ThreadActor): Promise<void> {
   if (actor.record.active || actor.run) {
     throw new FloretError("thread_busy", `Thread is running a turn: ${actor.threadId}`);
   }
-}
-
-function queuedItem(actor: ThreadActor, queueId: string): QueuedItem {
-  const item = actor.record.queue.find((queued) => queued.id === queueId);
-  if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
-  return item;
 }

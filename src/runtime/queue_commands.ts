@@ -1,0 +1,38 @@
+/**
+ * Commands that edit the queue of inputs waiting for a busy thread. (Queued
+ * input leaves the queue when a turn takes it: see `turn_admission.ts`.)
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import type { QueuedItem } from "../journal/thread_record.ts";
+import type { ThreadView } from "../projection/view_types.ts";
+import { claimOf } from "./request_keys.ts";
+import type { ServiceContext } from "./service_context.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+import { viewCommand } from "./thread_command.ts";
+
+/** Removes a queued input. */
+export function deleteQueued(
+  ctx: ServiceContext,
+  command: { threadId: string; requestKey: string; queueId: string },
+): Promise<{ view: ThreadView }> {
+  const { queueId } = command;
+  return viewCommand(ctx, command, "deleteQueued", { queueId }, async (actor, key) => {
+    const item = queuedItem(actor, queueId);
+    const queue = actor.record.queue.filter((queued) => queued !== item);
+    await actor.commit({ record: { ...actor.record, queue }, request: claimOf(key) });
+    actor.publishStatus();
+  });
+}
+
+/**
+ * The queued input with this id.
+ *
+ * @throws {FloretError} `invalid_input` when the queue holds no such input
+ */
+export function queuedItem(actor: ThreadActor, queueId: string): QueuedItem {
+  const item = actor.record.queue.find((queued) => queued.id === queueId);
+  if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
+  return item;
+}

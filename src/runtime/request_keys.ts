@@ -1,0 +1,77 @@
+/**
+ * Request-key idempotency: every mutation carries a key, scoped to its thread
+ * (or to the store for `create` and `fork`). The first use commits a request
+ * record with the operation, a fingerprint of its input and its result; a
+ * replay returns that result; any other use of the key is a conflict.
+ *
+ * @module
+ */
+import { FloretError } from "../errors.ts";
+import { fingerprintOf } from "../identity/fingerprint.ts";
+import type { Journal, RequestRecord } from "../journal/journal.ts";
+
+/** A command's request key with what identifies its use: the operation and its input. */
+export interface CommandKey {
+  threadId: string;
+  requestKey: string;
+  /** The operation kind. */
+  op: string;
+  /** SHA-256 of the normalised input. */
+  fingerprint: string;
+}
+
+/**
+ * The key of a command on a thread.
+ *
+ * @param command the thread and the request key
+ * @param op the operation kind
+ * @param input the normalised input that must match on a replay
+ */
+export async function commandKey(
+  command: { threadId: string; requestKey: string },
+  op: string,
+  input: unknown,
+): Promise<CommandKey> {
+  const fingerprint = await fingerprintOf(input);
+  return { threadId: command.threadId, requestKey: command.requestKey, op, fingerprint };
+}
+
+/**
+ * Looks a request key up: the committed result for a replay, `null` for a new key.
+ *
+ * @throws {FloretError} `request_conflict` when the key was used for another operation or input
+ */
+export async function replayOf(
+  journal: Journal,
+  scope: string,
+  key: Pick<CommandKey, "requestKey" | "op" | "fingerprint">,
+): Promise<RequestRecord["result"] | null> {
+  const record = await journal.request(scope, key.requestKey);
+  if (!record) return null;
+  if (record.op !== key.op) {
+    throw new FloretError(
+      "request_conflict",
+      `Request key was already used for ${record.op}: ${key.requestKey}`,
+    );
+  }
+  if (record.fingerprint !== key.fingerprint) {
+    throw new FloretError(
+      "request_conflict",
+      `Request key was already used with different input: ${key.requestKey}`,
+    );
+  }
+  return record.result;
+}
+
+/** The request record a command commits to claim its key, scoped to `scope` (default: its thread). */
+export function claimOf(
+  key: CommandKey,
+  result: Record<string, unknown> = {},
+  scope: string = key.threadId,
+): { scope: string; key: string; value: RequestRecord } {
+  return {
+    scope,
+    key: key.requestKey,
+    value: { op: key.op, fingerprint: key.fingerprint, result },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The runner of request-keyed commands on one thread: in the thread's lock it
+ * refuses a closed host and a deleted thread, answers a replayed key from the
+ * journal, and otherwise runs the command, planning it again when another
+ * writer got there first.
+ *
+ * @module
+ */
+import type { ThreadView } from "../projection/view_types.ts";
+import { type CommandKey, commandKey, replayOf } from "./request_keys.ts";
+import type { ServiceContext } from "./service_context.ts";
+import { retryStale } from "./stale_retry.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+
+/** A request-keyed command on one thread. */
+export interface ThreadCommand<T> extends CommandKey {
+  /** The answer to a replay: built from the committed result. */
+  replay(result: Record<string, unknown>, actor: ThreadActor): T;
+  /** The command itself, for a key seen for the first time; it must claim the key in its commit. */
+  run(actor: ThreadActor): Promise<T>;
+}
+
+/**
+ * Runs a command on its thread.
+ *
+ * @throws {FloretError} `host_closed`, `thread_not_found`, `request_conflict`,
+ *   `storage_failure` (the thread kept changing), or the command's own
+ */
+export async function threadCommand<T>(ctx: ServiceContext, command: ThreadCommand<T>): Promise<T> {
+  const actor = await ctx.actors.get(command.threadId);
+  return retryStale(() =>
+    actor.exclusive(async () => {
+      ctx.assertOpen();
+      actor.assertLive();
+      const committed = await replayOf(ctx.journal, command.threadId, command);
+      return committed ? command.replay(committed, actor) : await command.run(actor);
+    })
+  );
+}
+
+/**
+ * Runs a command whose answer, the first time and on a replay, is the
+ * thread's view as it is now.
+ *
+ * @param command the thread and the request key
+ * @param op the operation kind
+ * @param input the normalised input that must match on a replay
+ * @param change plans and commits the change, claiming `key`
+ */
+export async function viewCommand(
+  ctx: ServiceContext,
+  command: { threadId: string; requestKey: string },
+  op: string,
+  input: unknown,
+  change: (actor: ThreadActor, key: CommandKey) => Promise<void>,
+): Promise<{ view: ThreadView }> {
+  const key = await commandKey(command, op, input);
+  return threadCommand(ctx, {
+    ...key,
+    replay: (_result, actor) => ({ view: actor.snapshot() }),
+    run: async (actor) => {
+      await change(actor, key);
+      return { view: actor.snapshot() };
+    },
+  });
+}
