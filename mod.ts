@@ -76,7 +76,11 @@ export type {
 export { DEFAULT_MAX_STEPS, defineAgent } from "./src/config/agent.ts";
 export type { Agent, AgentConfig, ContextSettings } from "./src/config/agent.ts";
 export { DEFAULT_RETRY_DELAYS_MS } from "./src/config/retry_policy.ts";
-export type { ProviderRetryPolicy, ProviderTimeouts } from "./src/config/retry_policy.ts";
+export type {
+  ProviderRetryPolicy,
+  ProviderTimeouts,
+  ResolvedRetryPolicy,
+} from "./src/config/retry_policy.ts";
 export { openHost } from "./src/runtime/host.ts";
 export type { AgentSource, Host, HostOptions } from "./src/runtime/host.ts";
 export type { ThreadService } from "./src/runtime/thread_service.ts";

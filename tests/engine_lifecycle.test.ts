@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { FloretError } from "@floret/engine";
+import { FloretError, type ImageAttachment } from "@floret/engine";
 import { deferred, engine, lastTurn, sendAndWait, until } from "./support/engine.ts";
 
 const isCode = (code: string) => (error: unknown) =>
@@ -173,7 +173,8 @@ describe("request keys", () => {
       e.threads.send({
         threadId: e.threadId,
         requestKey: "k",
-        input: { text: "x", attachments: [{ type: "pdf" }] },
+        // Not an ImageAttachment: the cast lets the test send what a JavaScript host could.
+        input: { text: "x", attachments: [{ type: "pdf" } as unknown as ImageAttachment] },
       }),
       isCode("invalid_input"),
     );
@@ -215,7 +216,11 @@ describe("request keys", () => {
 });
 
 describe("attachments", () => {
-  const image = { type: "image", mediaType: "image/png", dataBase64: "iVBORw0KGgo=" };
+  const image: ImageAttachment = {
+    type: "image",
+    mediaType: "image/png",
+    dataBase64: "iVBORw0KGgo=",
+  };
 
   test("image attachments reach the gateway on the user message", async () => {
     const e = await engine([{ text: "a picture" }]);

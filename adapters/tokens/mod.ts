@@ -24,8 +24,8 @@ export {
   OPENAI_REPLY_PRIMING_TOKENS,
   OPENAI_TOKENS_PER_MESSAGE,
   TOOL_CALL_OVERHEAD_TOKENS,
-} from "../../src/provider/token_estimate.ts";
-export type { TokenEstimate } from "../../src/provider/token_estimate.ts";
+} from "./token_estimate.ts";
+export type { TokenEstimate } from "./token_estimate.ts";
 export { roughTokenCount } from "../../src/provider/rough_token_count.ts";
-export { tokenizerForModel } from "../../src/provider/tokenizer_choice.ts";
-export type { TokenizerName } from "../../src/provider/tokenizer_choice.ts";
+export { tokenizerForModel } from "./tokenizer_choice.ts";
+export type { TokenizerName } from "./tokenizer_choice.ts";

@@ -5,11 +5,7 @@
  */
 import { FloretError } from "../errors.ts";
 import type { Gateway } from "../provider/gateway.ts";
-import {
-  implementationOf,
-  type ToolDefinition,
-  type ToolImplementation,
-} from "../tools/define_tool.ts";
+import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
 import {
   type ProviderRetryPolicy,
   type ProviderTimeouts,
@@ -61,13 +57,13 @@ export interface Agent {
   readonly systemPrompt: string;
   /** The model transport. */
   readonly gateway: Gateway;
-  /** Tools by name. */
-  readonly tools: ReadonlyMap<string, ToolImplementation>;
+  /** Tools by name, as defined with `defineTool`. */
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
   /** Context window settings. */
   readonly context: ContextSettings;
   /** Step limit per turn. */
   readonly maxSteps: number;
-  /** Resolved retry policy and timeouts. */
+  /** Provider recovery and timeouts with every default filled in. */
   readonly retry: ResolvedRetryPolicy;
 }
 
@@ -107,13 +103,12 @@ export function defineAgent(config: AgentConfig): Agent {
       `Agent maxSteps must be a positive integer: ${maxSteps}`,
     );
   }
-  const tools = new Map<string, ToolImplementation>();
+  const tools = new Map<string, ToolDefinition>();
   for (const definition of config.tools ?? []) {
-    const tool = implementationOf(definition);
-    if (tools.has(tool.name)) {
-      throw new FloretError("invalid_input", `Duplicate tool name: ${tool.name}`);
-    }
-    tools.set(tool.name, tool);
+    // Refuses objects that defineTool did not make, before any run needs them.
+    const { name } = implementationOf(definition);
+    if (tools.has(name)) throw new FloretError("invalid_input", `Duplicate tool name: ${name}`);
+    tools.set(name, definition);
   }
   return {
     id: config.id,

@@ -27,11 +27,15 @@ export interface ProviderTimeouts {
   attemptMs?: number;
 }
 
-/** A policy with every default filled in. */
+/** A policy with every default filled in (`Agent.retry`). */
 export interface ResolvedRetryPolicy {
+  /** Backoff before each extra attempt; empty when retries are disabled. */
   delaysMs: readonly number[];
+  /** Extra attempts allowed after timeouts. */
   maxTimeoutRetries: number;
+  /** No retry starts later than this after the first failure. */
   windowMs: number;
+  /** Per-attempt request timeouts. */
   timeouts: Required<ProviderTimeouts>;
 }
 

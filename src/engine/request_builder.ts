@@ -11,6 +11,7 @@ import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
 import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
 import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
+import { implementationOf } from "../tools/define_tool.ts";
 
 interface AgentParts {
   system: HistoryMessage;
@@ -24,10 +25,10 @@ const rendered = new WeakMap<Agent, AgentParts>();
 function partsOf(agent: Agent): AgentParts {
   let parts = rendered.get(agent);
   if (!parts) {
-    const tools: ProviderTool[] = [...agent.tools.values()].map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputJsonSchema,
+    const tools: ProviderTool[] = [...agent.tools.values()].map((definition) => ({
+      name: definition.name,
+      description: definition.description,
+      inputSchema: implementationOf(definition).inputJsonSchema,
     }));
     parts = {
       system: toHistory({ role: "system", text: agent.systemPrompt }),

@@ -13,7 +13,8 @@ import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
 import { buildRequest } from "./request_builder.ts";
 import { planCalls, RepetitionGuard } from "./tool_calls.ts";
-import { type Artifact, runBatch } from "./tool_runner.ts";
+import type { Artifact } from "../projection/view_types.ts";
+import { runBatch } from "./tool_runner.ts";
 
 /** A step entry before the journal numbers it. */
 export type NewStep = Omit<StepEntry, "seq" | "at">;

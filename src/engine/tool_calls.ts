@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { CallRecord } from "../journal/entries.ts";
-import type { ToolImplementation } from "../tools/define_tool.ts";
+import { implementationOf, type ToolImplementation } from "../tools/define_tool.ts";
 
 /** A call with its verdict and, when valid, its parsed input. */
 export interface PlannedCall {
@@ -48,13 +48,14 @@ export function planCalls(
   let repetitionExceeded = false;
   const planned = calls.map((call): PlannedCall => {
     const record: CallRecord = { callId: call.callId, name: call.name, arguments: call.arguments };
-    const tool = agent.tools.get(call.name);
-    if (!tool) {
+    const definition = agent.tools.get(call.name);
+    if (!definition) {
       record.invalid = `Unknown tool "${call.name}". Available tools: ${
         [...agent.tools.keys()].join(", ") || "none"
       }.`;
       return { record };
     }
+    const tool = implementationOf(definition);
     let raw: unknown;
     try {
       raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);

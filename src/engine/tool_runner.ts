@@ -5,18 +5,12 @@
  * @module
  */
 import type { ToolOutcome } from "../journal/entries.ts";
+import type { Artifact } from "../projection/view_types.ts";
 import type { ToolContext } from "../tools/define_tool.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 
 /** Outputs longer than this reach the model as head + tail. */
 export const MAX_MODEL_OUTPUT_BYTES = 64 * 1024;
-
-/** A full output stored beside the results because the model saw a shortened one. */
-export interface Artifact {
-  id: string;
-  callId: string;
-  text: string;
-}
 
 /** The settled batch. */
 export interface BatchResult {
@@ -64,7 +58,13 @@ export async function runBatch(
       outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 &&
       byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES
     ) {
-      const artifact = { id: newArtifactId(), callId: record.callId, text: outcome.output };
+      const artifact: Artifact = {
+        id: newArtifactId(),
+        turnId: context.turnId,
+        runId: context.runId,
+        callId: record.callId,
+        text: outcome.output,
+      };
       artifacts.push(artifact);
       return { ...outcome, output: bound(outcome.output, artifact.id), artifactId: artifact.id };
     }

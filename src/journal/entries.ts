@@ -6,12 +6,12 @@
  * @module
  */
 import type { TurnFailureCode } from "../errors.ts";
-import type { FinishReason, Usage } from "../provider/gateway.ts";
+import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
   text: string;
-  attachments?: unknown[];
+  attachments?: ImageAttachment[];
 }
 
 /** Extra context for one turn's requests only; never part of a fingerprint. */

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { FloretError } from "../errors.ts";
 import { MAX_REQUEST_KEY_LENGTH } from "../identity/request_key.ts";
+import type { ImageAttachment } from "../provider/gateway.ts";
 
 const requestKey = z.string().trim().min(1, "Request key is empty").max(
   MAX_REQUEST_KEY_LENGTH,
@@ -14,8 +15,8 @@ const requestKey = z.string().trim().min(1, "Request key is empty").max(
 );
 const threadId = z.string();
 
-/** An image attachment (see `ImageAttachment`). */
-export const imageAttachmentSchema = z.object({
+/** An image attachment: the schema of {@link ImageAttachment}, which it must match. */
+export const imageAttachmentSchema: z.ZodType<ImageAttachment> = z.object({
   type: z.literal("image"),
   mediaType: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
   dataBase64: z.string().min(1).regex(

@@ -7,7 +7,7 @@
  * @module
  */
 import type { NewResults, NewStep, RunHost } from "../engine/run_loop.ts";
-import type { Artifact } from "../engine/tool_runner.ts";
+import type { Artifact } from "../projection/view_types.ts";
 import { newId } from "../identity/ids.ts";
 import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
@@ -92,7 +92,6 @@ export class ThreadRunHost implements RunHost {
   }
 
   commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean> {
-    const { turnId, runId } = this.#run;
     const threadId = this.#actor.threadId;
     return this.#owned(() =>
       this.#actor.commit({
@@ -100,7 +99,7 @@ export class ThreadRunHost implements RunHost {
         entries: [results],
         set: artifacts.map((artifact) => ({
           key: keys.artifact(threadId, artifact.id),
-          value: { id: artifact.id, turnId, runId, callId: artifact.callId, text: artifact.text },
+          value: artifact,
         })),
       })
     );

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ProviderTool } from "./gateway.ts";
+import type { ProviderTool } from "../../src/provider/gateway.ts";
 
 type Schema = Record<string, unknown>;
 

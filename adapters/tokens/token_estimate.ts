@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ProviderMessage, ProviderRequest, ProviderTool } from "./gateway.ts";
+import type { ProviderMessage, ProviderRequest, ProviderTool } from "../../src/provider/gateway.ts";
 import { openAIToolText } from "./openai_tool_text.ts";
 import { loadTokenCounter } from "./tokenizer_loader.ts";
 import type { TokenCounter } from "./tokenizer_loader.ts";
