@@ -37,9 +37,11 @@ export class ThreadActor {
   readonly journal: Journal;
   readonly publisher: Publisher;
   readonly ownership: Ownership;
-  // Invariants: a run is set only while its turn is the record's active one
-  // (beginRun checks it; a reload or a cancel detaches a run that lost it);
-  // progress belongs to that run; `stopping` only while a cancel is under way.
+  // Invariants, kept by the methods below and nowhere else: a run is set from
+  // the commit that admits its turn (beginRun checks the record) until it
+  // returns or loses the turn (a cancel or a reload detaches and stops it);
+  // only a run whose turn is still active may write (owns); progress belongs
+  // to the current run; `stopping` holds only while a cancel is under way.
   #run: ActiveRun | undefined;
   #runProgress: RunProgress | undefined;
   #stopping = false;
