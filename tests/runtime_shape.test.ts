@@ -175,4 +175,25 @@ describe("runtime shape", () => {
     assert.equal(after.items.at(-1)?.text, "promoted answer");
     await host.shutdown();
   });
+
+  test("a fork re-plans on the source's new version when another host changed it", async () => {
+    const store = memoryStore();
+    const gateway = scriptedGateway([{ text: "answer" }]);
+    const agent = defineAgent({ id: "a", systemPrompt: "s", gateway });
+    const hostA = await openHost({ store, hostId: "a" });
+    const hostB = await openHost({ store, hostId: "b" });
+    const threadsA = hostA.threads({ agent });
+    const threadsB = hostB.threads({ agent });
+    const { threadId } = await threadsA.create({ requestKey: "c" });
+    await threadsA.send({ threadId, requestKey: "s", input: { text: "hi" } });
+    await threadsA.waitForIdle(threadId, { timeoutMs: 5000 });
+    // Host B writes the source; host A's copy in memory is now one version behind.
+    await threadsB.setTitle({ threadId, requestKey: "t", title: "renamed elsewhere" });
+    const forked = await threadsA.fork({ threadId, requestKey: "f" });
+    assert.notEqual(forked.threadId, threadId);
+    assert.equal(forked.view.title, "renamed elsewhere");
+    assert.deepEqual(forked.view.items.map((item) => item.text), ["hi", "answer"]);
+    await hostB.shutdown();
+    await hostA.shutdown();
+  });
 });

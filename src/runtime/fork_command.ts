@@ -13,6 +13,7 @@ import { OpenCalls, settleOpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, commandKey, replayOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
+import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 
@@ -24,7 +25,8 @@ export async function fork(
   const { threadId, atItemId } = command;
   const key = await commandKey(command, "fork", { threadId, atItemId: atItemId ?? null });
   const source = await ctx.actors.get(threadId);
-  for (;;) {
+  let replanned = false;
+  return retryStale(async () => {
     ctx.assertOpen();
     const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
     if (replay) {
@@ -32,6 +34,9 @@ export async function fork(
       return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
     }
     const plan = await source.exclusive(async () => {
+      // The source moved since the last plan: unless it runs here, another host wrote it.
+      if (replanned && !source.run) await source.sync();
+      replanned = true;
       source.assertLive();
       const cut = cutSeq(source, atItemId);
       const entries = await ctx.journal.readPath(source.record, cut);
@@ -61,10 +66,9 @@ export async function fork(
       // A source deleted meanwhile (its entries may be purged) fails this; the retry sees the tombstone.
       checks: [{ key: keys.thread(threadId), version: plan.sourceVersion }],
     });
-    if (version !== null) {
-      return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
-    }
-  }
+    if (version === null) throw new StaleThreadError(threadId);
+    return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
+  });
 }
 
 /** The journal position to cut at: the item's entry, or its turn's end when the item ends the turn. */

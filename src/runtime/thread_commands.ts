@@ -10,7 +10,7 @@ import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, commandKey, replayOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { viewCommand } from "./thread_command.ts";
-import { retryStale } from "./stale_retry.ts";
+import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 
@@ -24,7 +24,7 @@ export async function create(
     "create",
     { title: command.title ?? null },
   );
-  for (;;) {
+  return retryStale(async () => {
     ctx.assertOpen();
     const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
     if (replay) {
@@ -46,11 +46,10 @@ export async function create(
       record,
       request: claimOf(key, { threadId: record.id }),
     });
-    // A lost race means another caller claimed the key first: replay its result.
-    if (version !== null) {
-      return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
-    }
-  }
+    // A lost race means another caller claimed the key first: the next attempt replays it.
+    if (version === null) throw new StaleThreadError(record.id);
+    return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
+  });
 }
 
 /** Sets a thread's title. */
