@@ -1,0 +1,104 @@
+/**
+ * `threadApi`: a hono app serving a ThreadService over HTTP (http.md).
+ * Unknown routes answer 404 before anything else runs; on a known route,
+ * `authorize` runs first, then the body limit, then the route's handler.
+ *
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { FloretError, type ThreadService } from "@floret/engine";
+import { errorResponse, responseForError } from "./error_response.ts";
+import { MAX_BODY_BYTES } from "./request_input.ts";
+import { type ApiRoute, type HttpAction, ROUTES } from "./routes.ts";
+
+/** The question `authorize` answers for every request to a known route. */
+export interface AuthorizeCheck {
+  /** The incoming request; read its headers, not its body (the route reads that). */
+  request: Request;
+  action: HttpAction;
+  /** Absent for `create` and `list`. */
+  threadId?: string;
+}
+
+/** Options of {@link threadApi}. */
+export interface ThreadApiOptions {
+  /** Required. `true` lets the request through; anything else answers 403 `forbidden`. */
+  authorize: (check: AuthorizeCheck) => boolean | Promise<boolean>;
+  /** A prefix of every route, such as `"/api"`; defaults to `""`. */
+  basePath?: string;
+}
+
+/**
+ * Builds the HTTP API of a thread service.
+ *
+ * @param service the service to serve (in-process, or even a `threadClient`)
+ * @param options `authorize` (required) and `basePath`
+ * @returns a hono app; serve `app.fetch` or mount it
+ * @throws {FloretError} `invalid_input` without an `authorize` function or with a bad `basePath`
+ * @example
+ * ```ts
+ * import { memoryStore, openHost, defineAgent } from "@floret/engine";
+ * import { scriptedGateway } from "@floret/engine/testing";
+ * import { threadApi } from "@floret/engine/http";
+ *
+ * const host = await openHost({ store: memoryStore() });
+ * const threads = host.threads({
+ *   agent: defineAgent({ id: "a", systemPrompt: "Be brief.", gateway: scriptedGateway([]) }),
+ * });
+ * const app = threadApi(threads, {
+ *   authorize: ({ request }) => request.headers.get("authorization") === "Bearer secret",
+ * });
+ * const response = await app.request("/threads", { headers: { authorization: "Bearer secret" } });
+ * console.log(response.status); // 200
+ * await host.shutdown();
+ * ```
+ */
+export function threadApi(service: ThreadService, options: ThreadApiOptions): Hono {
+  if (typeof options !== "object" || options === null) {
+    throw new FloretError("invalid_input", "threadApi needs options with an authorize function");
+  }
+  const { authorize, basePath = "" } = options;
+  if (typeof authorize !== "function") {
+    throw new FloretError("invalid_input", "threadApi needs an authorize function");
+  }
+  if (typeof basePath !== "string" || (basePath !== "" && !/^\/.*[^/]$/.test(basePath))) {
+    throw new FloretError(
+      "invalid_input",
+      `basePath must be empty or start with "/" and not end with it: ${String(basePath)}`,
+    );
+  }
+  const app = new Hono();
+  const routes = basePath === "" ? app : app.basePath(basePath);
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => errorResponse("invalid_input", "the body is larger than 25 MiB"),
+  });
+  for (const route of ROUTES) {
+    routes.on(route.method, route.path, guard(route, authorize), limit, async (c) => {
+      return await route.handle({
+        service,
+        request: c.req.raw,
+        param: (name) => c.req.param(name) ?? "",
+      });
+    });
+  }
+  app.notFound(() => errorResponse("not_found"));
+  app.onError((error) => responseForError(error));
+  return app;
+}
+
+/** Runs `authorize` for one route; only `true` goes on to the handler. */
+function guard(route: ApiRoute, authorize: ThreadApiOptions["authorize"]): MiddlewareHandler {
+  return async (c, next) => {
+    const threadId = route.path.includes(":threadId") ? c.req.param("threadId") : undefined;
+    let allowed: boolean;
+    try {
+      allowed = await authorize({ request: c.req.raw, action: route.action, threadId });
+    } catch {
+      return errorResponse("internal");
+    }
+    if (allowed !== true) return errorResponse("forbidden");
+    await next();
+  };
+}
