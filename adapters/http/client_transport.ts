@@ -73,6 +73,8 @@ export async function send(transport: Transport, spec: CallSpec): Promise<Respon
     });
   }
   if (response.ok) return response;
+  // An in-process app answers even an aborted request; the abort wins, as in-process.
+  if (spec.signal?.aborted) throw spec.signal.reason;
   throw await errorOf(response);
 }
 
