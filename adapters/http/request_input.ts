@@ -45,7 +45,7 @@ export async function jsonBody<S extends z.ZodType>(
   schema: S,
 ): Promise<z.infer<S>> {
   const contentType = request.headers.get("content-type");
-  const text = await request.text();
+  const text = await boundedText(request);
   if (contentType !== null && !isJson(contentType)) {
     throw new RequestRefused("invalid_input", "the body must be application/json", 415);
   }
@@ -92,6 +92,41 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, where = "body
   );
   throw new RequestRefused("invalid_input", problems.join("; "));
 }
+
+/**
+ * The body as text, refused past {@link MAX_BODY_BYTES} without reading further
+ * (a declared length is checked before any byte is read).
+ */
+async function boundedText(request: Request): Promise<string> {
+  const tooLarge = (): RequestRefused =>
+    new RequestRefused("invalid_input", "the body is larger than 25 MiB");
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return decoder.decode(all);
+}
+
+const decoder = new TextDecoder();
 
 function isJson(contentType: string): boolean {
   const mediaType = contentType.split(";", 1)[0].trim().toLowerCase();

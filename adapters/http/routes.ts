@@ -53,6 +53,10 @@ export interface ApiRoute {
 const empty = z.strictObject({});
 const optionalString = z.string().optional();
 
+const listQuery = z.object({ limit: queryNumber.optional(), cursor: optionalString });
+const historyQuery = z.object({ limit: queryNumber.optional(), before: optionalString });
+const idleQuery = z.object({ timeoutMs: queryNumber.optional() });
+
 const json = (status: number, value: unknown): Response => Response.json(value, { status });
 
 /** A mutation: request key from the header, then the body, then the service. */
@@ -89,10 +93,7 @@ export const ROUTES: readonly ApiRoute[] = [
     method: "GET",
     path: "/threads",
     handle: async ({ service, request }) => {
-      const query = queryOf(
-        request.url,
-        z.object({ limit: queryNumber.optional(), cursor: optionalString }),
-      );
+      const query = queryOf(request.url, listQuery);
       return json(200, await service.list(query));
     },
   },
@@ -119,10 +120,7 @@ export const ROUTES: readonly ApiRoute[] = [
     method: "GET",
     path: "/threads/:threadId/history",
     handle: async ({ service, request, param }) => {
-      const query = queryOf(
-        request.url,
-        z.object({ limit: queryNumber.optional(), before: optionalString }),
-      );
+      const query = queryOf(request.url, historyQuery);
       return json(200, await service.history(param("threadId"), query));
     },
   },
@@ -237,7 +235,7 @@ export const ROUTES: readonly ApiRoute[] = [
     method: "GET",
     path: "/threads/:threadId/idle",
     handle: async ({ service, request, param }) => {
-      const { timeoutMs } = queryOf(request.url, z.object({ timeoutMs: queryNumber.optional() }));
+      const { timeoutMs } = queryOf(request.url, idleQuery);
       // A client that goes away stops the wait.
       const view = await service.waitForIdle(param("threadId"), {
         timeoutMs,

@@ -1,15 +1,14 @@
 /**
  * `threadApi`: a hono app serving a ThreadService over HTTP (http.md).
  * Unknown routes answer 404 before anything else runs; on a known route,
- * `authorize` runs first, then the body limit, then the route's handler.
+ * `authorize` runs first, then the route's handler, which reads the request
+ * key and a bounded body before it calls the service.
  *
  * @module
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { FloretError, type ThreadService } from "@floret/engine";
 import { errorResponse, responseForError } from "./error_response.ts";
-import { MAX_BODY_BYTES } from "./request_input.ts";
 import { type ApiRoute, type HttpAction, ROUTES } from "./routes.ts";
 
 /** The question `authorize` answers for every request to a known route. */
@@ -70,12 +69,8 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   }
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => errorResponse("invalid_input", "the body is larger than 25 MiB"),
-  });
   for (const route of ROUTES) {
-    routes.on(route.method, route.path, guard(route, authorize), limit, async (c) => {
+    routes.on(route.method, route.path, guard(route, authorize), async (c) => {
       return await route.handle({
         service,
         request: c.req.raw,
