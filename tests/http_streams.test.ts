@@ -96,6 +96,27 @@ describe("events (SSE)", () => {
     await e.host.shutdown();
   });
 
+  test("a ': ping' comment line goes out at the keep-alive interval", async () => {
+    const e = await apiEngine([]);
+    const app = threadApi(e.threads, { authorize: () => true, pingIntervalMs: 20 });
+    assert.throws(() => threadApi(e.threads, { authorize: () => true, pingIntervalMs: 0 }));
+    const controller = new AbortController();
+    const response = await app.request(`/threads/${e.threadId}/events`, {
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let text = "";
+    while (!text.includes(": ping\n\n")) {
+      const chunk = await reader.read();
+      assert.equal(chunk.done, false);
+      text += new TextDecoder().decode(chunk.value);
+    }
+    assert.match(text, /^event: view\n/);
+    controller.abort();
+    await reader.cancel();
+    await e.host.shutdown();
+  });
+
   test("an unknown thread answers 404 JSON, not a stream", async () => {
     const e = await apiEngine([]);
     const response = await e.call("GET", "/threads/thread_missing/events");
@@ -234,6 +255,25 @@ describe("chat (AI SDK UI message stream)", () => {
       body: { input: { text: "other" } },
     });
     assert.equal(conflict.status, 409);
+    await e.host.shutdown();
+  });
+
+  test("a message sent while the thread runs is queued; the stream follows the turn that admits it", async () => {
+    const e = await apiEngine([{ text: "first answer", delayMs: 80 }, { text: "second answer" }]);
+    await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "one" } });
+    const response = await e.call("POST", `/threads/${e.threadId}/chat`, {
+      body: chatBody("msg-2", "two"),
+    });
+    const chunks = await chunksOf(response);
+    const text = chunks.filter((c) => c !== "[DONE]" && c.type === "text-delta")
+      .map((c) => (c as { delta: string }).delta).join("");
+    assert.equal(text, "second answer");
+    assert.deepEqual(chunks.slice(-2).map((c) => c === "[DONE]" ? c : c.type), [
+      "finish",
+      "[DONE]",
+    ]);
+    const view = await e.threads.view(e.threadId);
+    assert.equal(view.turns.length, 2);
     await e.host.shutdown();
   });
 

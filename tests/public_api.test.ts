@@ -12,6 +12,7 @@ import { libsqlStore } from "@floret/engine/libsql";
 import { denoKvStore } from "@floret/engine/deno-kv";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
+import { threadApi, threadClient } from "@floret/engine/http";
 
 const checks: {
   openHost: typeof Contract.openHost;
@@ -29,6 +30,11 @@ const checks: {
   anthropicMessages: (
     options: Contract.HttpGatewayOptions & { maxTokens?: number },
   ) => Contract.Gateway;
+  threadApi: (
+    service: engine.ThreadService,
+    options: Parameters<typeof Contract.threadApi>[1],
+  ) => ReturnType<typeof Contract.threadApi>;
+  threadClient: (options: Parameters<typeof Contract.threadClient>[0]) => Contract.ThreadService;
 } = {
   openHost: engine.openHost,
   memoryStore: engine.memoryStore,
@@ -41,6 +47,8 @@ const checks: {
   openAIChat,
   openAIResponses,
   anthropicMessages,
+  threadApi,
+  threadClient,
 };
 
 // Classes: instances must satisfy the contract's declarations.

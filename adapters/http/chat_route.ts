@@ -16,13 +16,14 @@ import { pulledStream } from "./sse_events.ts";
  *
  * @param service the thread service
  * @param threadId the thread
- * @param request the parsed body, the `Idempotency-Key` (if any) and the request's signal
+ * @param request the parsed body, the `Idempotency-Key` (if any), the request's
+ *   signal and the keep-alive interval
  * @returns the UI message stream response
  */
 export async function chatResponse(
   service: ThreadService,
   threadId: string,
-  request: { body: ChatBody; headerKey: string | undefined; signal: AbortSignal },
+  request: { body: ChatBody; headerKey: string | undefined; signal: AbortSignal; pingMs: number },
 ): Promise<Response> {
   const { text, requestKey } = chatInput(request.body, request.headerKey);
   // Subscribe before sending, so no update of the new turn is missed.
@@ -32,7 +33,11 @@ export async function chatResponse(
   let chunks: TurnChunks;
   try {
     const sent = await service.send({ threadId, requestKey, input: { text } });
-    chunks = new TurnChunks(sent.turnId, sent.queued ? requestKey : undefined);
+    const knownTurns = new Set(sent.view.turns.map((turn) => turn.turnId));
+    chunks = new TurnChunks(
+      sent.turnId,
+      sent.queued ? { requestKey, text, knownTurns } : undefined,
+    );
     // Read again: a replay's turn may have ended since it was admitted.
     view = await service.view(threadId);
   } catch (error) {
@@ -52,11 +57,12 @@ export async function chatResponse(
     return new Response(concat(opening), { status: 200, headers: UI_STREAM_HEADERS });
   }
   let seen = view.viewVersion;
-  const body = pulledStream(
-    updates,
-    request.signal,
+  const body = pulledStream(updates, {
+    signal: request.signal,
     stop,
-    async (update, emit) => {
+    pingMs: request.pingMs,
+    first: concat(opening),
+    onUpdate: async (update, emit) => {
       if (update.type === "resync") {
         const fresh = await service.view(threadId);
         seen = fresh.viewVersion;
@@ -66,13 +72,12 @@ export async function chatResponse(
       }
       return chunks.finished ? "end" : "more";
     },
-    concat(opening),
-    (emit) => {
+    onEnd: (emit) => {
       // The thread was deleted or the host shut down before the turn ended.
       emit(uiChunkBytes({ type: "finish" }));
       emit(uiChunkBytes("[DONE]"));
     },
-  );
+  });
   return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
 }
 

@@ -55,16 +55,20 @@ export class TurnChunks {
   readonly #parts = new Map<string, PartState>();
   readonly #toolsStarted = new Set<string>();
   readonly #toolsDone = new Set<string>();
-  readonly #queuedKey: string | undefined;
+  readonly #queued: { requestKey: string; text: string; knownTurns: Set<string> } | undefined;
   #finished = false;
 
   /**
    * @param turnId the turn to follow; absent when the input was queued
-   * @param queuedKey the queued input's request key, to find the turn that admits it
+   * @param queued when queued: its request key and text, and the turns that
+   *   existed already, to find the turn that admits it
    */
-  constructor(turnId: string | undefined, queuedKey?: string) {
+  constructor(
+    turnId: string | undefined,
+    queued?: { requestKey: string; text: string; knownTurns: Set<string> },
+  ) {
     this.#turnId = turnId;
-    this.#queuedKey = queuedKey;
+    this.#queued = queued;
   }
 
   /** Whether the turn has ended (its `finish` was written). */
@@ -81,6 +85,9 @@ export class TurnChunks {
    */
   fromView(items: ThreadItem[], turns: TurnSummary[]): UiChunk[] {
     const out: UiChunk[] = [];
+    if (this.#turnId === undefined) {
+      this.#findQueuedTurn(items.map((item) => ({ op: "add", item })), out);
+    }
     for (const item of items) this.#item(item, out);
     this.#turnsChanged(turns, out);
     return out;
@@ -215,17 +222,26 @@ export class TurnChunks {
     out.push({ type: "finish" });
   }
 
-  /** A queued input becomes a turn in the batch that takes it off the queue. */
+  /**
+   * A queued input becomes a turn whose user item carries its text; a queue
+   * without the input and no such item means it was deleted from the queue.
+   */
   #findQueuedTurn(ops: ViewOp[], out: UiChunk[]): void {
-    const queue = ops.find((op) => op.op === "component" && op.name === "queue");
-    if (!queue || queue.op !== "component") return;
-    const still = (queue.value as { requestKey: string }[]).some((q) =>
-      q.requestKey === this.#queuedKey
+    const queued = this.#queued!;
+    const admitted = ops.find((op) =>
+      op.op === "add" && op.item.kind === "user" && op.item.text === queued.text &&
+      !queued.knownTurns.has(op.item.turnId)
     );
-    if (still) return;
-    const admitted = ops.find((op) => op.op === "add" && op.item.kind === "user");
-    if (admitted?.op === "add") this.#turnId = admitted.item.turnId;
-    else {
+    if (admitted?.op === "add") {
+      this.#turnId = admitted.item.turnId;
+      return;
+    }
+    const queue = ops.findLast((op) => op.op === "component" && op.name === "queue");
+    if (queue?.op !== "component") return;
+    const still = (queue.value as { requestKey: string }[]).some((q) =>
+      q.requestKey === queued.requestKey
+    );
+    if (!still) {
       // Deleted from the queue: this message gets no answer.
       this.#finished = true;
       out.push({ type: "finish" });

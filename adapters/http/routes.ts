@@ -40,6 +40,8 @@ export interface RouteCall {
   request: Request;
   /** A decoded path parameter. */
   param(name: string): string;
+  /** Keep-alive interval of streams. */
+  pingMs: number;
 }
 
 /** One route of the API. */
@@ -248,20 +250,21 @@ export const ROUTES: readonly ApiRoute[] = [
     action: "subscribe",
     method: "GET",
     path: "/threads/:threadId/events",
-    handle: ({ service, request, param }) =>
-      eventsResponse(service, param("threadId"), request.signal),
+    handle: ({ service, request, param, pingMs }) =>
+      eventsResponse(service, param("threadId"), { signal: request.signal, pingMs }),
   },
   {
     action: "chat",
     method: "POST",
     path: "/threads/:threadId/chat",
-    handle: async ({ service, request, param }) => {
+    handle: async ({ service, request, param, pingMs }) => {
       const headerKey = request.headers.has("idempotency-key") ? requestKeyOf(request) : undefined;
       const body = await jsonBody(request, chatBodySchema);
       return await chatResponse(service, param("threadId"), {
         body,
         headerKey,
         signal: request.signal,
+        pingMs,
       });
     },
   },

@@ -10,7 +10,7 @@
  */
 import type { ThreadService, ThreadUpdate, ThreadView } from "@floret/engine";
 
-/** A comment line goes out this often, so proxies keep the connection open. */
+/** A comment line goes out this often by default, so proxies keep the connection open. */
 export const PING_INTERVAL_MS = 15_000;
 
 /** Headers of every event stream. */
@@ -43,13 +43,14 @@ export const PING: Uint8Array = encoder.encode(": ping\n\n");
  *
  * @param service the thread service
  * @param threadId the thread
- * @param signal the request's signal: closing the request ends the subscription
+ * @param options `signal`: the request's signal (closing the request ends the
+ *   subscription); `pingMs`: the keep-alive interval
  * @returns the `text/event-stream` response
  */
 export async function eventsResponse(
   service: ThreadService,
   threadId: string,
-  signal: AbortSignal,
+  options: { signal: AbortSignal; pingMs: number },
 ): Promise<Response> {
   const stop = new AbortController();
   const updates = service.subscribe(threadId, { signal: stop.signal })[Symbol.asyncIterator]();
@@ -61,20 +62,44 @@ export async function eventsResponse(
     await updates.return?.();
     throw error;
   }
-  const body = pulledStream(updates, signal, stop, (update, emit) => {
-    if (update.type === "batch") {
-      // Already part of the view the client got first.
-      if (update.version > view.viewVersion) emit(sseEvent("batch", update));
-      return "more";
-    }
-    emit(sseEvent("resync", update));
-    return "end";
-  }, sseEvent("view", view));
+  const body = pulledStream(updates, {
+    ...options,
+    stop,
+    first: sseEvent("view", view),
+    onUpdate: (update, emit) => {
+      if (update.type === "batch") {
+        // Already part of the view the client got first.
+        if (update.version > view.viewVersion) emit(sseEvent("batch", update));
+        return "more";
+      }
+      emit(sseEvent("resync", update));
+      return "end";
+    },
+  });
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
 
 /** Tells the stream whether to keep reading after one update. */
 export type UpdateStep = "more" | "end";
+
+/** How a {@link pulledStream} writes and ends. */
+export interface PulledStreamOptions {
+  /** The request's signal. */
+  signal: AbortSignal;
+  /** Aborts the subscription. */
+  stop: AbortController;
+  /** The keep-alive interval. */
+  pingMs: number;
+  /** Writes the chunks of one update; returns whether to go on. */
+  onUpdate: (
+    update: ThreadUpdate,
+    emit: (chunk: Uint8Array) => void,
+  ) => UpdateStep | Promise<UpdateStep>;
+  /** A chunk that opens the stream. */
+  first?: Uint8Array;
+  /** Writes closing chunks when the subscription ends by itself. */
+  onEnd?: (emit: (chunk: Uint8Array) => void) => void;
+}
 
 /**
  * A response body fed by a subscription, one update per pull, with pings and
@@ -83,24 +108,14 @@ export type UpdateStep = "more" | "end";
  * asks for it.
  *
  * @param updates the subscription
- * @param signal the request's signal
- * @param stop aborts the subscription
- * @param onUpdate writes the chunks of one update; returns whether to go on
- * @param first a chunk that opens the stream
- * @param onEnd writes closing chunks when the subscription ends by itself
+ * @param options signal, stop, ping interval, and how to write updates
  * @returns the body stream
  */
 export function pulledStream(
   updates: AsyncIterator<ThreadUpdate>,
-  signal: AbortSignal,
-  stop: AbortController,
-  onUpdate: (
-    update: ThreadUpdate,
-    emit: (chunk: Uint8Array) => void,
-  ) => UpdateStep | Promise<UpdateStep>,
-  first?: Uint8Array,
-  onEnd?: (emit: (chunk: Uint8Array) => void) => void,
+  options: PulledStreamOptions,
 ): ReadableStream<Uint8Array> {
+  const { signal, stop, onUpdate, first, onEnd } = options;
   let timer: ReturnType<typeof setInterval> | undefined;
   let finished = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -135,7 +150,7 @@ export function pulledStream(
       timer = setInterval(() => {
         // At most one ping waits for a reader that is not reading.
         if (!finished && (c.desiredSize ?? 0) >= 0) c.enqueue(PING);
-      }, PING_INTERVAL_MS);
+      }, options.pingMs);
     },
     async pull(c) {
       const emit = (chunk: Uint8Array): void => {

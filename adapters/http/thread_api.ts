@@ -10,6 +10,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { FloretError, type ThreadService } from "@floret/engine";
 import { errorResponse, responseForError } from "./error_response.ts";
 import { type ApiRoute, type HttpAction, ROUTES } from "./routes.ts";
+import { PING_INTERVAL_MS } from "./sse_events.ts";
 
 /** The question `authorize` answers for every request to a known route. */
 export interface AuthorizeCheck {
@@ -26,15 +27,18 @@ export interface ThreadApiOptions {
   authorize: (check: AuthorizeCheck) => boolean | Promise<boolean>;
   /** A prefix of every route, such as `"/api"`; defaults to `""`. */
   basePath?: string;
+  /** How often streams send a `: ping` comment line; defaults to 15 000 ms. */
+  pingIntervalMs?: number;
 }
 
 /**
  * Builds the HTTP API of a thread service.
  *
  * @param service the service to serve (in-process, or even a `threadClient`)
- * @param options `authorize` (required) and `basePath`
+ * @param options `authorize` (required), `basePath` and `pingIntervalMs`
  * @returns a hono app; serve `app.fetch` or mount it
- * @throws {FloretError} `invalid_input` without an `authorize` function or with a bad `basePath`
+ * @throws {FloretError} `invalid_input` without an `authorize` function, or with a
+ *   bad `basePath` or `pingIntervalMs`
  * @example
  * ```ts
  * import { memoryStore, openHost, defineAgent } from "@floret/engine";
@@ -57,7 +61,7 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   if (typeof options !== "object" || options === null) {
     throw new FloretError("invalid_input", "threadApi needs options with an authorize function");
   }
-  const { authorize, basePath = "" } = options;
+  const { authorize, basePath = "", pingIntervalMs = PING_INTERVAL_MS } = options;
   if (typeof authorize !== "function") {
     throw new FloretError("invalid_input", "threadApi needs an authorize function");
   }
@@ -67,6 +71,11 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
       `basePath must be empty or start with "/" and not end with it: ${String(basePath)}`,
     );
   }
+  if (
+    typeof pingIntervalMs !== "number" || !Number.isFinite(pingIntervalMs) || pingIntervalMs <= 0
+  ) {
+    throw new FloretError("invalid_input", `pingIntervalMs must be a positive number`);
+  }
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
   for (const route of ROUTES) {
@@ -75,6 +84,7 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
         service,
         request: c.req.raw,
         param: (name) => c.req.param(name) ?? "",
+        pingMs: pingIntervalMs,
       });
     });
   }
