@@ -5,7 +5,7 @@
  *   deno run -A examples/server.ts      bun ./examples/server.ts
  *   npx tsx examples/server.ts          (Node, through @hono/node-server)
  *
- * Listens on 127.0.0.1:PORT (default 8787). The journal is a libSQL file in
+ * Listens on 127.0.0.1:PORT (default 8787; 0 picks a free port). The journal is a libSQL file in
  * the temporary folder, or `FLORET_DB_URL` (`file:`, `libsql://`, `http(s)://`;
  * `FLORET_DB_TOKEN` for its auth token). The model is scripted (it echoes, and
  * calls `get_weather` when a message mentions weather) unless OPENAI_API_KEY is
@@ -91,16 +91,23 @@ const fetch = (request: Request): Response | Promise<Response> =>
     : api.fetch(request);
 
 interface DenoLike {
-  serve(options: { port: number; hostname: string }, handler: typeof fetch): unknown;
+  serve(
+    options: { port: number; hostname: string; onListen?: () => void },
+    handler: typeof fetch,
+  ): { addr: { port: number } };
 }
 interface BunLike {
-  serve(options: { port: number; hostname: string; fetch: typeof fetch }): unknown;
+  serve(options: { port: number; hostname: string; fetch: typeof fetch }): { port: number };
 }
-const runtime = globalThis as { Deno?: DenoLike; Bun?: BunLike };
-if (runtime.Deno) runtime.Deno.serve({ port, hostname }, fetch);
-else if (runtime.Bun) runtime.Bun.serve({ port, hostname, fetch });
-else {
+/** Serves `fetch` with the runtime's own server; resolves to the port (PORT=0 picks one). */
+async function listen(): Promise<number> {
+  const runtime = globalThis as { Deno?: DenoLike; Bun?: BunLike };
+  if (runtime.Deno) return runtime.Deno.serve({ port, hostname, onListen() {} }, fetch).addr.port;
+  if (runtime.Bun) return runtime.Bun.serve({ port, hostname, fetch }).port;
   const { serve } = await import("@hono/node-server");
-  serve({ fetch, port, hostname });
+  return await new Promise((resolve) =>
+    serve({ fetch, port, hostname }, (info) => resolve(info.port))
+  );
 }
-console.log(`Floret chat on http://${hostname}:${port}/ (API at /api), journal ${dbUrl}`);
+const actualPort = await listen();
+console.log(`Floret chat on http://${hostname}:${actualPort}/ (API at /api), journal ${dbUrl}`);
