@@ -149,11 +149,10 @@ export class RemoteUpdates implements AsyncIterableIterator<ThreadUpdate> {
     let chunk: ReadableStreamReadResult<Uint8Array>;
     try {
       chunk = await reader.read();
-    } catch (error) {
+    } catch {
       if (this.#ended) return false;
       // The connection broke: the caller must read the view again, as after a resync.
       this.#events.push({ event: "resync", data: '{"type":"resync","reason":"connection lost"}' });
-      void error;
       return true;
     }
     if (chunk.done) return reader === this.#reader ? false : true;
