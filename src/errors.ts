@@ -4,7 +4,16 @@
  * @module
  */
 
-/** Stable codes carried by {@link FloretError}; hosts branch on these, never on messages. */
+/**
+ * Stable codes carried by {@link FloretError}; hosts branch on these, never on messages.
+ *
+ * The last three come only from a remote service (`threadClient` of
+ * `@floret/engine/http`): `forbidden` when the server's `authorize` refused the
+ * request, `not_found` when the server has no such route (a wrong base URL), and
+ * `internal` when the server failed in a way it does not describe, or the
+ * client could not reach it or read its answer. An in-process service never
+ * throws them.
+ */
 export type ErrorCode =
   | "invalid_input"
   | "request_conflict"
@@ -16,7 +25,10 @@ export type ErrorCode =
   | "execution_deferred"
   | "store_too_new"
   | "storage_failure"
-  | "timeout";
+  | "timeout"
+  | "forbidden"
+  | "not_found"
+  | "internal";
 
 /** Why a turn failed; recorded on the turn, never thrown at the caller. */
 export type TurnFailureCode =

@@ -12,6 +12,7 @@ import { libsqlStore } from "@floret/engine/libsql";
 import { denoKvStore } from "@floret/engine/deno-kv";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
+import { threadApi, threadClient } from "@floret/engine/http";
 
 const checks: {
   openHost: typeof Contract.openHost;
@@ -29,6 +30,11 @@ const checks: {
   anthropicMessages: (
     options: Contract.HttpGatewayOptions & { maxTokens?: number },
   ) => Contract.Gateway;
+  threadApi: (
+    service: engine.ThreadService,
+    options: Parameters<typeof Contract.threadApi>[1],
+  ) => ReturnType<typeof Contract.threadApi>;
+  threadClient: (options: Parameters<typeof Contract.threadClient>[0]) => Contract.ThreadService;
 } = {
   openHost: engine.openHost,
   memoryStore: engine.memoryStore,
@@ -41,10 +47,19 @@ const checks: {
   openAIChat,
   openAIResponses,
   anthropicMessages,
+  threadApi,
+  threadClient,
 };
 
 // Classes: instances must satisfy the contract's declarations.
-const floretError: Contract.FloretError = new engine.FloretError("invalid_input", "x");
+// The engine's codes are the contract's plus the three that only a remote client
+// reports (http.md: `forbidden`, `not_found`, and `internal` for a 500).
+type ContractCodesKept = Contract.ErrorCode extends engine.ErrorCode ? true : never;
+type OnlyRemoteCodesAdded = Exclude<engine.ErrorCode, Contract.ErrorCode> extends
+  "forbidden" | "not_found" | "internal" ? true : never;
+const codes: [ContractCodesKept, OnlyRemoteCodesAdded] = [true, true];
+const floretError: Omit<Contract.FloretError, "code"> & { code: engine.ErrorCode } = new engine
+  .FloretError("invalid_input", "x");
 const providerError: Contract.ProviderError = new engine.ProviderError("x", { retry: "never" });
 type ServiceIsAssignable = engine.ThreadService extends Contract.ThreadService ? true : never;
 type ViewIsAssignable = engine.ThreadView extends Contract.ThreadView ? true : never;
@@ -54,6 +69,7 @@ const assignable: [ServiceIsAssignable, ViewIsAssignable, HostIsAssignable] = [t
 test("the public exports exist and match the contract's shapes", () => {
   for (const [name, value] of Object.entries(checks)) assert.equal(typeof value, "function", name);
   assert.equal(floretError.code, "invalid_input");
+  assert.deepEqual(codes, [true, true]);
   assert.equal(providerError.retry, "never");
   assert.deepEqual(assignable, [true, true, true]);
 });

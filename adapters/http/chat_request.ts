@@ -1,0 +1,52 @@
+/**
+ * The request body of the AI SDK's `DefaultChatTransport`
+ * (`{ id, messages, trigger, messageId }`). Only what Floret reads is checked;
+ * the transport's clients add fields of their own, so unknown fields pass.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { RequestRefused } from "./error_response.ts";
+
+const part = z.looseObject({ type: z.string(), text: z.string().optional() });
+const message = z.looseObject({
+  id: z.string(),
+  role: z.string(),
+  parts: z.array(part),
+});
+
+/** The fields of a chat request that Floret reads. */
+export const chatBodySchema: z.ZodType<ChatBody> = z.looseObject({
+  messages: z.array(message).min(1),
+});
+
+/** A chat request as Floret reads it. */
+export interface ChatBody {
+  messages: { id: string; role: string; parts: { type: string; text?: string }[] }[];
+}
+
+/**
+ * The input of a chat request: the last user message's text parts, joined
+ * with a line break, and the request key (the `Idempotency-Key`, else that
+ * message's id).
+ *
+ * @param body the parsed body
+ * @param headerKey the trimmed `Idempotency-Key`, if sent
+ * @returns the text to send and its request key
+ * @throws {RequestRefused} `invalid_input` when there is no user text or no usable key
+ */
+export function chatInput(
+  body: ChatBody,
+  headerKey: string | undefined,
+): { text: string; requestKey: string } {
+  const last = body.messages.findLast((m) => m.role === "user");
+  if (!last) throw new RequestRefused("invalid_input", "no user message");
+  const text = last.parts.filter((p) => p.type === "text" && typeof p.text === "string")
+    .map((p) => p.text).join("\n");
+  if (text.trim() === "") throw new RequestRefused("invalid_input", "the user message has no text");
+  const requestKey = headerKey ?? last.id.trim();
+  if (requestKey === "" || requestKey.length > 256) {
+    throw new RequestRefused("invalid_input", "the message id must hold 1 to 256 characters");
+  }
+  return { text, requestKey };
+}

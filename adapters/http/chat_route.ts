@@ -1,0 +1,92 @@
+/**
+ * `POST /threads/:threadId/chat`: sends the chat request's user text and
+ * answers with the turn as an AI SDK UI message stream, so `useChat` drives a
+ * durable thread. Posting the same message id again replays: the send is a
+ * replay of the same request key, and the committed turn is read from the view.
+ *
+ * @module
+ */
+import type { ThreadService, ThreadView } from "@floret/engine";
+import { type ChatBody, chatInput } from "./chat_request.ts";
+import { TurnChunks, UI_STREAM_HEADERS, type UiChunk, uiChunkBytes } from "./chat_stream.ts";
+import { pulledStream } from "./sse_events.ts";
+
+/**
+ * Sends and streams one chat turn.
+ *
+ * @param service the thread service
+ * @param threadId the thread
+ * @param request the parsed body, the `Idempotency-Key` (if any), the request's
+ *   signal and the keep-alive interval
+ * @returns the UI message stream response
+ */
+export async function chatResponse(
+  service: ThreadService,
+  threadId: string,
+  request: { body: ChatBody; headerKey: string | undefined; signal: AbortSignal; pingMs: number },
+): Promise<Response> {
+  const { text, requestKey } = chatInput(request.body, request.headerKey);
+  // Subscribe before sending, so no update of the new turn is missed.
+  const stop = new AbortController();
+  const updates = service.subscribe(threadId, { signal: stop.signal })[Symbol.asyncIterator]();
+  let view: ThreadView;
+  let chunks: TurnChunks;
+  try {
+    const sent = await service.send({ threadId, requestKey, input: { text } });
+    const knownTurns = new Set(sent.view.turns.map((turn) => turn.turnId));
+    chunks = new TurnChunks(
+      sent.turnId,
+      sent.queued ? { requestKey, text, knownTurns } : undefined,
+    );
+    // Read again: a replay's turn may have ended since it was admitted.
+    view = await service.view(threadId);
+  } catch (error) {
+    stop.abort();
+    await updates.return?.();
+    throw error;
+  }
+  const write = (list: UiChunk[], emit: (chunk: Uint8Array) => void): void => {
+    for (const chunk of list) emit(uiChunkBytes(chunk));
+    if (chunks.finished) emit(uiChunkBytes("[DONE]"));
+  };
+  const opening: Uint8Array[] = [];
+  write([{ type: "start" }, ...chunks.fromView(view.items, view.turns)], (c) => opening.push(c));
+  if (chunks.finished) {
+    stop.abort();
+    await updates.return?.();
+    return new Response(concat(opening), { status: 200, headers: UI_STREAM_HEADERS });
+  }
+  let seen = view.viewVersion;
+  const body = pulledStream(updates, {
+    signal: request.signal,
+    stop,
+    pingMs: request.pingMs,
+    first: concat(opening),
+    onUpdate: async (update, emit) => {
+      if (update.type === "resync") {
+        const fresh = await service.view(threadId);
+        seen = fresh.viewVersion;
+        write(chunks.fromView(fresh.items, fresh.turns), emit);
+      } else if (update.version > seen) {
+        write(chunks.fromUpdate(update), emit);
+      }
+      return chunks.finished ? "end" : "more";
+    },
+    onEnd: (emit) => {
+      // The thread was deleted or the host shut down before the turn ended.
+      emit(uiChunkBytes({ type: "finish" }));
+      emit(uiChunkBytes("[DONE]"));
+    },
+  });
+  return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+}
+
+function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

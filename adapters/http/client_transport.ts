@@ -1,0 +1,118 @@
+/**
+ * The client's one way to call the API: builds the request (base URL, extra
+ * headers, request key, JSON body), sends it, and turns an error answer back
+ * into the FloretError the server described.
+ *
+ * @module
+ */
+import { type ErrorCode, FloretError } from "@floret/engine";
+import { STATUS_OF_CODE } from "./error_response.ts";
+
+/** How the client reaches the API. */
+export interface Transport {
+  baseUrl: string;
+  fetch: (request: Request) => Response | Promise<Response>;
+  headers?:
+    | Record<string, string>
+    | (() => Record<string, string> | Promise<Record<string, string>>);
+}
+
+/** One call. */
+export interface CallSpec {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Path below the base URL, its parts already encoded. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  requestKey?: unknown;
+  body?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends one call and returns the successful response.
+ *
+ * @param transport base URL, fetch and headers
+ * @param spec the call
+ * @returns the response (2xx)
+ * @throws {FloretError} the server's code; `invalid_input` for a request key
+ *   that cannot be a header; `internal` when the API cannot be reached or read.
+ *   An aborted signal rejects with its reason, as in-process.
+ */
+export async function send(transport: Transport, spec: CallSpec): Promise<Response> {
+  const url = new URL(transport.baseUrl + spec.path);
+  for (const [name, value] of Object.entries(spec.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  const extra = typeof transport.headers === "function"
+    ? await transport.headers()
+    : transport.headers;
+  let request: Request;
+  try {
+    const headers = new Headers(extra);
+    if (spec.requestKey !== undefined) headers.set("idempotency-key", String(spec.requestKey));
+    if (spec.body !== undefined) headers.set("content-type", "application/json");
+    request = new Request(url, {
+      method: spec.method,
+      headers,
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      signal: spec.signal,
+    });
+  } catch (error) {
+    // Headers carry Latin-1 text without line breaks only.
+    throw new FloretError("invalid_input", "The request key or a header cannot be sent", {
+      cause: error,
+    });
+  }
+  let response: Response;
+  try {
+    response = await transport.fetch(request);
+  } catch (error) {
+    if (spec.signal?.aborted) throw spec.signal.reason;
+    throw new FloretError("internal", `The thread API could not be reached: ${url.origin}`, {
+      cause: error,
+    });
+  }
+  if (response.ok) return response;
+  // An in-process app answers even an aborted request; the abort wins, as in-process.
+  if (spec.signal?.aborted) throw spec.signal.reason;
+  throw await errorOf(response);
+}
+
+/**
+ * The FloretError an error answer describes.
+ *
+ * @param response a non-2xx response (its body is consumed)
+ * @returns the error to throw
+ */
+export async function errorOf(response: Response): Promise<FloretError> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const code = error?.code;
+  if (typeof code === "string" && STATUS_OF_CODE.has(code as ErrorCode)) {
+    const message = typeof error?.message === "string" ? error.message : code;
+    return new FloretError(code as ErrorCode, message);
+  }
+  return new FloretError("internal", `The thread API answered HTTP ${response.status}`);
+}
+
+/**
+ * Reads a JSON answer.
+ *
+ * @param response a successful response
+ * @returns its parsed body
+ * @throws {FloretError} `internal` when it is not JSON
+ */
+export async function jsonOf<T>(response: Response): Promise<T> {
+  try {
+    return await response.json() as T;
+  } catch (error) {
+    throw new FloretError("internal", "The thread API sent a body that is not JSON", {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * `threadApi`: a hono app serving a ThreadService over HTTP (http.md).
+ * Unknown routes answer 404 before anything else runs; on a known route,
+ * `authorize` runs first, then the route's handler, which reads the request
+ * key and a bounded body before it calls the service.
+ *
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { FloretError, type ThreadService } from "@floret/engine";
+import { errorResponse, responseForError } from "./error_response.ts";
+import { type ApiRoute, type HttpAction, ROUTES } from "./routes.ts";
+import { PING_INTERVAL_MS } from "./sse_events.ts";
+
+/** The question `authorize` answers for every request to a known route. */
+export interface AuthorizeCheck {
+  /** The incoming request; read its headers, not its body (the route reads that). */
+  request: Request;
+  action: HttpAction;
+  /** Absent for `create` and `list`. */
+  threadId?: string;
+}
+
+/** Options of {@link threadApi}. */
+export interface ThreadApiOptions {
+  /** Required. `true` lets the request through; anything else answers 403 `forbidden`. */
+  authorize: (check: AuthorizeCheck) => boolean | Promise<boolean>;
+  /** A prefix of every route, such as `"/api"`; defaults to `""`. */
+  basePath?: string;
+  /** How often streams send a `: ping` comment line; defaults to 15 000 ms. */
+  pingIntervalMs?: number;
+}
+
+/**
+ * Builds the HTTP API of a thread service.
+ *
+ * @param service the service to serve (in-process, or even a `threadClient`)
+ * @param options `authorize` (required), `basePath` and `pingIntervalMs`
+ * @returns a hono app; serve `app.fetch` or mount it
+ * @throws {FloretError} `invalid_input` without an `authorize` function, or with a
+ *   bad `basePath` or `pingIntervalMs`
+ * @example
+ * ```ts
+ * import { memoryStore, openHost, defineAgent } from "@floret/engine";
+ * import { scriptedGateway } from "@floret/engine/testing";
+ * import { threadApi } from "@floret/engine/http";
+ *
+ * const host = await openHost({ store: memoryStore() });
+ * const threads = host.threads({
+ *   agent: defineAgent({ id: "a", systemPrompt: "Be brief.", gateway: scriptedGateway([]) }),
+ * });
+ * const app = threadApi(threads, {
+ *   authorize: ({ request }) => request.headers.get("authorization") === "Bearer secret",
+ * });
+ * const response = await app.request("/threads", { headers: { authorization: "Bearer secret" } });
+ * console.log(response.status); // 200
+ * await host.shutdown();
+ * ```
+ */
+export function threadApi(service: ThreadService, options: ThreadApiOptions): Hono {
+  if (typeof options !== "object" || options === null) {
+    throw new FloretError("invalid_input", "threadApi needs options with an authorize function");
+  }
+  const { authorize, basePath = "", pingIntervalMs = PING_INTERVAL_MS } = options;
+  if (typeof authorize !== "function") {
+    throw new FloretError("invalid_input", "threadApi needs an authorize function");
+  }
+  if (typeof basePath !== "string" || (basePath !== "" && !/^\/.*[^/]$/.test(basePath))) {
+    throw new FloretError(
+      "invalid_input",
+      `basePath must be empty or start with "/" and not end with it: ${String(basePath)}`,
+    );
+  }
+  if (
+    typeof pingIntervalMs !== "number" || !Number.isFinite(pingIntervalMs) || pingIntervalMs <= 0
+  ) {
+    throw new FloretError("invalid_input", `pingIntervalMs must be a positive number`);
+  }
+  const app = new Hono();
+  const routes = basePath === "" ? app : app.basePath(basePath);
+  for (const route of ROUTES) {
+    routes.on(route.method, route.path, guard(route, authorize), async (c) => {
+      return await route.handle({
+        service,
+        request: c.req.raw,
+        param: (name) => c.req.param(name) ?? "",
+        pingMs: pingIntervalMs,
+      });
+    });
+  }
+  app.notFound(() => errorResponse("not_found"));
+  app.onError((error) => responseForError(error));
+  return app;
+}
+
+/** Runs `authorize` for one route; only `true` goes on to the handler. */
+function guard(route: ApiRoute, authorize: ThreadApiOptions["authorize"]): MiddlewareHandler {
+  return async (c, next) => {
+    const threadId = route.path.includes(":threadId") ? c.req.param("threadId") : undefined;
+    let allowed: boolean;
+    try {
+      allowed = await authorize({ request: c.req.raw, action: route.action, threadId });
+    } catch {
+      return errorResponse("internal");
+    }
+    if (allowed !== true) return errorResponse("forbidden");
+    await next();
+  };
+}

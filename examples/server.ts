@@ -1,0 +1,113 @@
+/**
+ * Floret over HTTP: serves the thread API at `/api` and a small chat page at
+ * `/`, on whichever runtime runs it.
+ *
+ *   deno run -A examples/server.ts      bun ./examples/server.ts
+ *   npx tsx examples/server.ts          (Node, through @hono/node-server)
+ *
+ * Listens on 127.0.0.1:PORT (default 8787; 0 picks a free port). The journal is a libSQL file in
+ * the temporary folder, or `FLORET_DB_URL` (`file:`, `libsql://`, `http(s)://`;
+ * `FLORET_DB_TOKEN` for its auth token). The model is scripted (it echoes, and
+ * calls `get_weather` when a message mentions weather) unless OPENAI_API_KEY is
+ * set (OPENAI_MODEL, default gpt-4.1-mini).
+ */
+import { z } from "zod";
+import { defineAgent, defineTool, type Gateway, openHost } from "@floret/engine";
+import { libsqlStore } from "@floret/engine/libsql";
+import { threadApi } from "@floret/engine/http";
+import { chatPage } from "./chat_page.ts";
+
+const env = (name: string): string | undefined => globalThis.process?.env?.[name];
+const port = Number(env("PORT") ?? 8787);
+const hostname = "127.0.0.1";
+const dbUrl = env("FLORET_DB_URL") ??
+  `file:${env("TMPDIR") ?? "/tmp"}/floret-server-example.db`;
+
+const weather = defineTool({
+  name: "get_weather",
+  description: "Current weather for a city (a canned demo answer).",
+  input: z.object({ city: z.string() }),
+  effect: "read",
+  execute: ({ city }) => JSON.stringify({ city, temperatureC: city.length + 10, sky: "clear" }),
+});
+
+/** A stand-in model: echoes the user, and asks for the weather when it is mentioned. */
+function echoGateway(): Gateway {
+  return {
+    info: { provider: "example", model: "echo", stateKey: "example:echo", capabilities: {} },
+    async *stream(request, { signal }) {
+      const last = request.messages.at(-1);
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 40));
+      if (last?.role === "user" && /weather/i.test(last.text)) {
+        const city = /in ([A-Z][a-z]+)/.exec(last.text)?.[1] ?? "Lisbon";
+        const callId = `call_${crypto.randomUUID()}`;
+        yield { type: "tool-call-start", callId, name: "get_weather" };
+        yield { type: "tool-call-delta", callId, argumentsDelta: JSON.stringify({ city }) };
+        yield { type: "tool-call-end", callId };
+        yield { type: "finish", reason: "tool_calls" };
+        return;
+      }
+      const text = last?.role === "tool"
+        ? `The weather service says: ${last.output}`
+        : `You said: ${last?.role === "user" ? last.text : ""}`;
+      for (const word of text.match(/\S+\s*/g) ?? []) {
+        signal.throwIfAborted();
+        await pause();
+        yield { type: "text", delta: word };
+      }
+      yield { type: "finish", reason: "stop" };
+    },
+  };
+}
+
+async function chooseGateway(): Promise<Gateway> {
+  const apiKey = env("OPENAI_API_KEY");
+  if (!apiKey) return echoGateway();
+  const { openAIChat } = await import("@floret/engine/openai");
+  return openAIChat({ model: env("OPENAI_MODEL") ?? "gpt-4.1-mini", apiKey });
+}
+
+const host = await openHost({
+  store: libsqlStore({ url: dbUrl, authToken: env("FLORET_DB_TOKEN") }),
+});
+const threads = host.threads({
+  agent: defineAgent({
+    id: "server-example",
+    systemPrompt: "You are a helpful assistant. Use get_weather for weather questions.",
+    gateway: await chooseGateway(),
+    tools: [weather],
+  }),
+});
+const api = threadApi(threads, {
+  basePath: "/api",
+  // HOOK: check the user here (a session cookie or a bearer token). This demo
+  // listens on loopback only and refuses requests other sites' pages make.
+  authorize: ({ request }) => request.headers.get("sec-fetch-site") !== "cross-site",
+});
+const page = chatPage("/api");
+const fetch = (request: Request): Response | Promise<Response> =>
+  new URL(request.url).pathname === "/"
+    ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } })
+    : api.fetch(request);
+
+interface DenoLike {
+  serve(
+    options: { port: number; hostname: string; onListen?: () => void },
+    handler: typeof fetch,
+  ): { addr: { port: number } };
+}
+interface BunLike {
+  serve(options: { port: number; hostname: string; fetch: typeof fetch }): { port: number };
+}
+/** Serves `fetch` with the runtime's own server; resolves to the port (PORT=0 picks one). */
+async function listen(): Promise<number> {
+  const runtime = globalThis as { Deno?: DenoLike; Bun?: BunLike };
+  if (runtime.Deno) return runtime.Deno.serve({ port, hostname, onListen() {} }, fetch).addr.port;
+  if (runtime.Bun) return runtime.Bun.serve({ port, hostname, fetch }).port;
+  const { serve } = await import("@hono/node-server");
+  return await new Promise((resolve) =>
+    serve({ fetch, port, hostname }, (info) => resolve(info.port))
+  );
+}
+const actualPort = await listen();
+console.log(`Floret chat on http://${hostname}:${actualPort}/ (API at /api), journal ${dbUrl}`);

@@ -1,0 +1,500 @@
+/**
+ * The lifecycle suite: send, request keys, attachments, the queue, cancel and
+ * retry. It runs twice: on the in-process service (engine_lifecycle.test.ts)
+ * and through `threadClient` over `threadApi` (http_lifecycle.test.ts), to show
+ * the same program works either way.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { FloretError, type ImageAttachment, type ThreadService } from "@floret/engine";
+import {
+  deferred,
+  engine as inProcessEngine,
+  lastTurn,
+  sendAndWait,
+  type TestEngine,
+  until,
+} from "./engine.ts";
+
+const isCode = (code: string) => (error: unknown) =>
+  error instanceof FloretError && error.code === code;
+
+/**
+ * Registers the suite.
+ *
+ * @param wrap turns the in-process service into the one the tests use
+ */
+export function lifecycleSuite(wrap: (threads: ThreadService) => ThreadService): void {
+  const engine = async (...args: Parameters<typeof inProcessEngine>): Promise<TestEngine> => {
+    const e = await inProcessEngine(...args);
+    return { ...e, threads: wrap(e.threads) };
+  };
+
+  describe("send and the run loop", () => {
+    test("send returns the accepted view before the model answers, then the turn completes", async () => {
+      const e = await engine([{ toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] }, {
+        text: "It is 5.",
+      }]);
+      const sent = await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "k1",
+        input: { text: "2+3?" },
+      });
+      assert.equal(sent.queued, false);
+      assert.equal(sent.view.status, "running");
+      assert.deepEqual(sent.view.items.map((item) => [item.kind, item.text]), [["user", "2+3?"]]);
+      const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.equal(view.status, "idle");
+      assert.deepEqual(view.items.map((item) => item.kind), ["user", "tool", "assistant"]);
+      assert.equal(view.items[1].tool?.status, "completed");
+      assert.equal(view.items[1].tool?.output, "5");
+      assert.equal(view.items[2].text, "It is 5.");
+      assert.deepEqual(view.items.map((item) => item.ordinal), [0, 1, 2]);
+      assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
+      assert.equal(view.turns[0].turnId, sent.turnId);
+      // The tool result reached the model in the second request.
+      const second = e.gateway.requests[1].messages;
+      assert.deepEqual(second.at(-1), {
+        role: "tool",
+        callId: second.at(-2)?.role === "assistant"
+          ? (second.at(-2) as { toolCalls: { callId: string }[] }).toolCalls[0].callId
+          : "",
+        name: "add",
+        output: "5",
+      });
+      await e.host.shutdown();
+    });
+
+    test("item ids are stable between the live and the settled view", async () => {
+      const e = await engine([{
+        text: "A fairly long answer that streams in parts.",
+        delayMs: 30,
+      }]);
+      const sent = await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "k",
+        input: { text: "hi" },
+      });
+      const settled = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.equal(settled.items[0].id, sent.view.items[0].id);
+      assert.equal(settled.items[1].live, undefined);
+      await e.host.shutdown();
+    });
+
+    test("supplemental context is an ephemeral user message of its own turn only", async () => {
+      const e = await engine([{ text: "one" }, { text: "two" }]);
+      await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "a",
+        input: { text: "first" },
+        supplementalContext: [{ title: "Open file", text: "line 1" }],
+      });
+      await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      await sendAndWait(e, "second");
+      const [first, second] = e.gateway.requests;
+      assert.deepEqual(first.messages.map((m) => m.role), ["system", "user", "user"]);
+      assert.match((first.messages[2] as { text: string }).text, /Open file[\s\S]*line 1/);
+      assert.deepEqual(second.messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+      await e.host.shutdown();
+    });
+
+    test("the request fingerprint is SHA-256 of the canonical request", async () => {
+      const e = await engine([{ text: "ok" }]);
+      await sendAndWait(e, "hello");
+      const request = e.gateway.requests[0];
+      const canonical = (value: unknown): string => {
+        if (value === null || typeof value !== "object") return JSON.stringify(value);
+        if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+        const record = value as Record<string, unknown>;
+        return `{${
+          Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) =>
+            `${JSON.stringify(k)}:${canonical(record[k])}`
+          ).join(",")
+        }}`;
+      };
+      const text = canonical({
+        messages: request.messages,
+        tools: request.tools,
+        maxOutputTokens: request.maxOutputTokens,
+        state: request.state,
+      });
+      const digest = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+      );
+      assert.equal(
+        request.fingerprint,
+        [...digest].map((b) => b.toString(16).padStart(2, "0")).join(""),
+      );
+      await e.host.shutdown();
+    });
+  });
+
+  describe("request keys", () => {
+    test("a replayed send returns the committed result and runs nothing", async () => {
+      const e = await engine([{ text: "once" }]);
+      const first = await e.threads.send({
+        threadId: e.threadId,
+        requestKey: " key-1 ",
+        input: { text: "hi" },
+      });
+      await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      const again = await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "key-1",
+        input: { text: "hi" },
+      });
+      assert.equal(again.turnId, first.turnId);
+      assert.equal(again.queued, false);
+      assert.equal(e.gateway.requests.length, 1);
+      assert.equal(again.view.turns.length, 1);
+      await e.host.shutdown();
+    });
+
+    test("the same key with other input or another operation is request_conflict", async () => {
+      const e = await engine([{ text: "once" }]);
+      await sendAndWait(e, "hi", "key-1");
+      await assert.rejects(
+        e.threads.send({ threadId: e.threadId, requestKey: "key-1", input: { text: "other" } }),
+        isCode("request_conflict"),
+      );
+      await assert.rejects(
+        e.threads.setTitle({ threadId: e.threadId, requestKey: "key-1", title: "x" }),
+        isCode("request_conflict"),
+      );
+      await assert.rejects(
+        e.threads.create({ requestKey: "create", title: "different" }),
+        isCode("request_conflict"),
+      );
+      await e.host.shutdown();
+    });
+
+    test("25 concurrent sends with one key admit exactly one turn", async () => {
+      const e = await engine([{ text: "only one" }]);
+      const results = await Promise.all(
+        Array.from(
+          { length: 25 },
+          () => e.threads.send({ threadId: e.threadId, requestKey: "same", input: { text: "hi" } }),
+        ),
+      );
+      assert.equal(new Set(results.map((r) => r.turnId)).size, 1);
+      assert.ok(results.every((r) => !r.queued));
+      const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.equal(view.turns.length, 1);
+      assert.equal(e.gateway.requests.length, 1);
+      await e.host.shutdown();
+    });
+
+    test("invalid input is invalid_input and does not consume the key", async () => {
+      const e = await engine([{ text: "ok" }]);
+      for (const requestKey of ["", "   ", "x".repeat(257)]) {
+        await assert.rejects(
+          e.threads.send({ threadId: e.threadId, requestKey, input: { text: "hi" } }),
+          isCode("invalid_input"),
+        );
+      }
+      await assert.rejects(
+        e.threads.send({ threadId: e.threadId, requestKey: "k", input: { text: "" } }),
+        isCode("invalid_input"),
+      );
+      await assert.rejects(
+        e.threads.send({
+          threadId: e.threadId,
+          requestKey: "k",
+          // Not an ImageAttachment: the cast lets the test send what a JavaScript host could.
+          input: { text: "x", attachments: [{ type: "pdf" } as unknown as ImageAttachment] },
+        }),
+        isCode("invalid_input"),
+      );
+      const ok = await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "k",
+        input: { text: "fine" },
+      });
+      assert.equal(ok.queued, false);
+      await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      await e.host.shutdown();
+    });
+
+    test("respond names no interaction in this release: interaction_not_found", async () => {
+      const e = await engine([]);
+      await assert.rejects(
+        e.threads.respond({
+          threadId: e.threadId,
+          requestKey: "r",
+          interactionId: "int_x",
+          decision: "approve",
+        }),
+        isCode("interaction_not_found"),
+      );
+      await e.host.shutdown();
+    });
+
+    test("any id that names no thread is thread_not_found", async () => {
+      const e = await engine([]);
+      for (const threadId of ["thread_nope", "", 42 as unknown as string]) {
+        await assert.rejects(e.threads.view(threadId), isCode("thread_not_found"));
+        await assert.rejects(
+          e.threads.send({ threadId, requestKey: "k", input: { text: "x" } }),
+          isCode("thread_not_found"),
+        );
+      }
+      await e.host.shutdown();
+    });
+  });
+
+  describe("attachments", () => {
+    const image: ImageAttachment = {
+      type: "image",
+      mediaType: "image/png",
+      dataBase64: "iVBORw0KGgo=",
+    };
+
+    test("image attachments reach the gateway on the user message", async () => {
+      const e = await engine([{ text: "a picture" }]);
+      await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "img",
+        input: { text: "what is this?", attachments: [image] },
+      });
+      await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.deepEqual(e.gateway.requests[0].messages[1], {
+        role: "user",
+        text: "what is this?",
+        attachments: [image],
+      });
+      await e.host.shutdown();
+    });
+
+    test("a model without image support refuses attachments with invalid_input, consuming nothing", async () => {
+      const { defineAgent, memoryStore, openHost } = await import("@floret/engine");
+      const { scriptedGateway } = await import("@floret/engine/testing");
+      const gateway = scriptedGateway([{ text: "text only" }], {
+        capabilities: { images: false },
+      });
+      const host = await openHost({ store: memoryStore() });
+      const threads = wrap(
+        host.threads({ agent: defineAgent({ id: "a", systemPrompt: "s", gateway }) }),
+      );
+      const { threadId } = await threads.create({ requestKey: "c" });
+      await assert.rejects(
+        threads.send({ threadId, requestKey: "k", input: { text: "look", attachments: [image] } }),
+        isCode("invalid_input"),
+      );
+      const ok = await threads.send({
+        threadId,
+        requestKey: "k",
+        input: { text: "no picture then" },
+      });
+      assert.equal(ok.queued, false);
+      await threads.waitForIdle(threadId, { timeoutMs: 5000 });
+      assert.equal(gateway.requests.length, 1);
+      await host.shutdown();
+    });
+  });
+
+  describe("the queue", () => {
+    test("input sent while running is queued and starts when the turn completes", async () => {
+      const e = await engine([{ text: "first answer", delayMs: 50 }, { text: "second answer" }]);
+      await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "one" } });
+      const queued = await e.threads.send({
+        threadId: e.threadId,
+        requestKey: "b",
+        input: { text: "two" },
+      });
+      assert.equal(queued.queued, true);
+      assert.equal(queued.turnId, undefined);
+      assert.deepEqual(queued.view.queue.map((q) => q.text), ["two"]);
+      // waitForIdle never resolves between the end of turn 1 and the start of turn 2.
+      const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.equal(view.turns.length, 2);
+      assert.deepEqual(view.queue, []);
+      assert.deepEqual(view.items.filter((i) => i.kind === "assistant").map((i) => i.text), [
+        "first answer",
+        "second answer",
+      ]);
+      await e.host.shutdown();
+    });
+
+    test("after a failed turn the queue waits for promoteQueued or deleteQueued", async () => {
+      const e = await engine([
+        { error: { status: 400, retry: "never", message: "bad request" }, delayMs: 30 },
+        { text: "promoted answer", delayMs: 100 },
+      ]);
+      await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "one" } });
+      await e.threads.send({ threadId: e.threadId, requestKey: "b", input: { text: "two" } });
+      await e.threads.send({ threadId: e.threadId, requestKey: "c", input: { text: "three" } });
+      let view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.deepEqual(lastTurn(view), { outcome: "failed", code: "provider_error" });
+      assert.equal(view.queue.length, 2);
+      const [two, three] = view.queue;
+      await e.threads.deleteQueued({ threadId: e.threadId, requestKey: "dq", queueId: three.id });
+      const promoted = await e.threads.promoteQueued({
+        threadId: e.threadId,
+        requestKey: "pq",
+        queueId: two.id,
+      });
+      assert.equal(promoted.view.status, "running");
+      await assert.rejects(
+        e.threads.promoteQueued({ threadId: e.threadId, requestKey: "pq2", queueId: two.id }),
+        isCode("thread_busy"),
+      );
+      view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
+      assert.deepEqual(view.queue, []);
+      assert.equal(view.items.filter((i) => i.kind === "user").length, 2);
+      await e.host.shutdown();
+    });
+  });
+
+  describe("cancel", () => {
+    test("immediate cancel commits the stop before it returns; idempotent; no-op when idle", async () => {
+      const e = await engine([{ hang: true, text: "partial " }]);
+      await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "go" } });
+      await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
+      const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c1" });
+      assert.equal(view.status, "idle");
+      assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
+      assert.equal(view.items.at(-1)?.text, "partial ");
+      const again = await e.threads.cancel({
+        threadId: e.threadId,
+        requestKey: "c1",
+        mode: "graceful",
+      });
+      assert.equal(again.view.turns.length, 1);
+      const idle = await e.threads.cancel({ threadId: e.threadId, requestKey: "c2" });
+      assert.equal(idle.view.status, "idle");
+      await e.host.shutdown();
+    });
+
+    test("a side-effecting call in flight becomes unknown and the turn fails effect_outcome_unknown", async () => {
+      const started = deferred();
+      const { defineTool } = await import("@floret/engine");
+      const { z } = await import("zod");
+      const write = defineTool({
+        name: "write_file",
+        description: "Writes",
+        effect: "write",
+        input: z.object({ path: z.string() }),
+        execute: (_input, context) =>
+          new Promise<string>((_resolve, reject) => {
+            started.resolve();
+            context.signal.addEventListener("abort", () => reject(new Error("aborted")));
+          }),
+      });
+      const e = await engine([{ toolCalls: [{ name: "write_file", arguments: { path: "a" } }] }], {
+        tools: [write],
+      });
+      await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "go" } });
+      await started.promise;
+      const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+      assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
+      assert.equal(view.items.find((i) => i.kind === "tool")?.tool?.status, "unknown");
+      await assert.rejects(
+        e.threads.retry({ threadId: e.threadId, requestKey: "r" }),
+        isCode("no_retry_target"),
+      );
+      await e.host.shutdown();
+    });
+
+    test("graceful cancel lets in-flight tools commit their results", async () => {
+      const started = deferred();
+      const { defineTool } = await import("@floret/engine");
+      const { z } = await import("zod");
+      const slow = defineTool({
+        name: "slow_write",
+        description: "Writes slowly",
+        effect: "write",
+        input: z.object({}),
+        execute: async () => {
+          started.resolve();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return "written";
+        },
+      });
+      const e = await engine([{ toolCalls: [{ name: "slow_write", arguments: {} }] }, {
+        text: "never asked",
+      }], { tools: [slow] });
+      await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "go" } });
+      await started.promise;
+      const { view } = await e.threads.cancel({
+        threadId: e.threadId,
+        requestKey: "c",
+        mode: "graceful",
+      });
+      assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
+      assert.equal(view.items.find((i) => i.kind === "tool")?.tool?.status, "completed");
+      assert.equal(e.gateway.requests.length, 1);
+      await e.host.shutdown();
+    });
+  });
+
+  describe("retry", () => {
+    test("a failed turn resumes from its last save point, keeping completed tool results", async () => {
+      const calls = { count: 0 };
+      const { addTool } = await import("./engine.ts");
+      const e = await engine([
+        { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] },
+        { error: { status: 400, retry: "never" } },
+        { text: "resumed: 2" },
+      ], { tools: [addTool(calls)] });
+      let view = await sendAndWait(e, "1+1");
+      assert.deepEqual(lastTurn(view), { outcome: "failed", code: "provider_error" });
+      const retried = await e.threads.retry({
+        threadId: e.threadId,
+        requestKey: "r",
+        turnId: view.turns[0].turnId,
+      });
+      assert.equal(retried.view.status, "running");
+      view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
+      assert.equal(calls.count, 1, "the completed tool call is not run again");
+      assert.equal(
+        view.items.filter((i) => i.kind === "user").length,
+        1,
+        "retry adds no user item",
+      );
+      assert.deepEqual(e.gateway.requests[2].messages.map((m) => m.role), [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+      ]);
+      assert.equal(view.turns[1].retryOf?.mode, "resume");
+      await e.host.shutdown();
+    });
+
+    test("a completed turn is regenerated from its user message; the old answer stays in the view", async () => {
+      const e = await engine([{ text: "old answer" }, { text: "new answer" }]);
+      await sendAndWait(e, "question");
+      await e.threads.retry({ threadId: e.threadId, requestKey: "r" });
+      const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5000 });
+      assert.deepEqual(view.items.map((i) => i.text), ["question", "old answer", "new answer"]);
+      assert.deepEqual(e.gateway.requests[1].messages.map((m) => m.role), ["system", "user"]);
+      await e.host.shutdown();
+    });
+
+    test("retry refusals: no turns, not the latest turn, busy", async () => {
+      const e = await engine([{ text: "a" }, { hang: true }]);
+      await assert.rejects(
+        e.threads.retry({ threadId: e.threadId, requestKey: "r0" }),
+        isCode("no_retry_target"),
+      );
+      const view = await sendAndWait(e, "q");
+      await assert.rejects(
+        e.threads.retry({ threadId: e.threadId, requestKey: "r1", turnId: "turn_other" }),
+        isCode("no_retry_target"),
+      );
+      await e.threads.retry({
+        threadId: e.threadId,
+        requestKey: "r2",
+        turnId: view.turns[0].turnId,
+      });
+      await assert.rejects(
+        e.threads.retry({ threadId: e.threadId, requestKey: "r3" }),
+        isCode("thread_busy"),
+      );
+      await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+      await e.host.shutdown();
+    });
+  });
+}
