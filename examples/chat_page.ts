@@ -85,6 +85,8 @@ async function loadThreads() {
 
 function open(id) {
   threadId = id;
+  // The thread lives in the address, so a reload comes back to it (rebuilt from its view).
+  history.replaceState(null, "", "#" + encodeURIComponent(id));
   events?.close();
   events = new EventSource(api + "/threads/" + encodeURIComponent(id) + "/events");
   events.addEventListener("view", (e) => { view = JSON.parse(e.data); render(); });
@@ -155,7 +157,8 @@ document.getElementById("cancel").onclick = () =>
   threadId && call("POST", "/threads/" + encodeURIComponent(threadId) + "/cancel", {});
 document.getElementById("retry").onclick = () =>
   threadId && call("POST", "/threads/" + encodeURIComponent(threadId) + "/retry", {});
-loadThreads();
+if (location.hash.length > 1) open(decodeURIComponent(location.hash.slice(1)));
+else loadThreads();
 </script>
 </body>
 </html>`;

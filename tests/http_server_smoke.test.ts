@@ -3,52 +3,12 @@
 // the SSE stream and reads the settled view; the page and an unknown route answer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ThreadUpdate } from "@floret/engine";
 import { threadClient } from "@floret/engine/http";
-
-const root = fileURLToPath(new URL("..", import.meta.url));
-
-/** Starts the example on a free port; resolves with its base URL once it listens. */
-function startServer(scratch: string): { child: ChildProcess; ready: Promise<string> } {
-  const args = "Deno" in globalThis
-    ? ["run", "-A", "examples/server.ts"]
-    : "Bun" in globalThis
-    ? ["./examples/server.ts"]
-    : ["--import", "tsx", "examples/server.ts"];
-  const env: Record<string, string> = { PORT: "0", FLORET_DB_URL: `file:${scratch}/smoke.db` };
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/_API_KEY$/.test(name) && !(name in env)) env[name] = value;
-  }
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const ready = new Promise<string>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const match = /Floret chat on (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      reject(new Error(`server exited:\n${output}`));
-    });
-  });
-  return { child, ready };
-}
+import { startServer, stopServer } from "./support/example_server.ts";
 
 test("the example server serves the API over a real socket", { timeout: 90_000 }, async () => {
   const scratch = mkdtempSync(join(tmpdir(), "floret-server-"));
@@ -89,11 +49,7 @@ test("the example server serves the API over a real socket", { timeout: 90_000 }
     assert.equal(missing.status, 404);
     await missing.body?.cancel();
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill();
-      await exited;
-    }
+    await stopServer(child);
     rmSync(scratch, { recursive: true, force: true });
   }
 });
