@@ -59,3 +59,5 @@ export {
   VERSION_WIDTH,
 } from "../src/spi/kv_commit_plan.ts";
 export type { CommitPlan, PlannedCheck, PlannedWrite } from "../src/spi/kv_commit_plan.ts";
+export { optionalPeer } from "../src/optional_peer.ts";
+export type { OptionalPeer } from "../src/optional_peer.ts";

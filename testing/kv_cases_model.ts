@@ -8,9 +8,10 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import type { Arbitrary } from "fast-check";
 import type { KvKey, KvKeyPart, KvStore } from "../src/spi/kv_store.ts";
 import { compareKey, keysOf, type KvHarness, showKey } from "./kv_reference.ts";
+import { type FastCheck, loadFastCheck } from "./fast_check.ts";
 
 interface ModelEntry {
   key: KvKey;
@@ -26,46 +27,49 @@ type Command =
   | { kind: "get"; keys: KvKey[] }
   | { kind: "list"; prefix: KvKey; reverse: boolean; limit?: number; afterFirst: boolean };
 
-const part: fc.Arbitrary<KvKeyPart> = fc.constantFrom<KvKeyPart[]>(
-  "",
-  "a",
-  "a\u0000",
-  "b",
-  0,
-  -1,
-  1.5,
-  -Infinity,
-  1n,
-  -(2n ** 70n),
-  false,
-  true,
-  new Uint8Array([0]),
-  new Uint8Array([0xff]),
-);
-const key: fc.Arbitrary<KvKey> = fc.array(part, { minLength: 1, maxLength: 3 });
-const check = fc.constantFrom<CheckMode[]>("none", "current", "stale", "absent");
+// Built once fast-check is loaded, inside the test: the package is an optional peer.
+function commandArbitrary(fc: FastCheck): Arbitrary<Command> {
+  const part: Arbitrary<KvKeyPart> = fc.constantFrom<KvKeyPart[]>(
+    "",
+    "a",
+    "a\u0000",
+    "b",
+    0,
+    -1,
+    1.5,
+    -Infinity,
+    1n,
+    -(2n ** 70n),
+    false,
+    true,
+    new Uint8Array([0]),
+    new Uint8Array([0xff]),
+  );
+  const key: Arbitrary<KvKey> = fc.array(part, { minLength: 1, maxLength: 3 });
+  const check = fc.constantFrom<CheckMode[]>("none", "current", "stale", "absent");
 
-const command: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({
-    kind: fc.constant("set" as const),
-    keys: fc.uniqueArray(key, {
-      minLength: 1,
-      maxLength: 3,
-      comparator: (a, b) => compareKey(a, b) === 0,
+  return fc.oneof(
+    fc.record({
+      kind: fc.constant("set" as const),
+      keys: fc.uniqueArray(key, {
+        minLength: 1,
+        maxLength: 3,
+        comparator: (a, b) => compareKey(a, b) === 0,
+      }),
+      value: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }),
+      check,
     }),
-    value: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 4 }),
-    check,
-  }),
-  fc.record({ kind: fc.constant("delete" as const), key, check }),
-  fc.record({ kind: fc.constant("get" as const), keys: fc.array(key, { maxLength: 3 }) }),
-  fc.record({
-    kind: fc.constant("list" as const),
-    prefix: fc.array(part, { maxLength: 1 }),
-    reverse: fc.boolean(),
-    limit: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
-    afterFirst: fc.boolean(),
-  }),
-);
+    fc.record({ kind: fc.constant("delete" as const), key, check }),
+    fc.record({ kind: fc.constant("get" as const), keys: fc.array(key, { maxLength: 3 }) }),
+    fc.record({
+      kind: fc.constant("list" as const),
+      prefix: fc.array(part, { maxLength: 1 }),
+      reverse: fc.boolean(),
+      limit: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+      afterFirst: fc.boolean(),
+    }),
+  );
+}
 
 class Model {
   entries: ModelEntry[] = [];
@@ -149,6 +153,8 @@ export function modelCases(h: KvHarness): void {
     "random command sequences match a reference model",
     { timeout: h.options.timeoutMs * 4 },
     async () => {
+      const fc = await loadFastCheck();
+      const command = commandArbitrary(fc);
       await fc.assert(
         fc.asyncProperty(fc.array(command, { maxLength: 30 }), async (commands) => {
           await h.withStore(async (store) => {

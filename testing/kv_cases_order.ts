@@ -7,7 +7,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import type { Arbitrary } from "fast-check";
+import { loadFastCheck } from "./fast_check.ts";
 import type { KvKey, KvKeyPart, KvStore } from "../src/spi/kv_store.ts";
 import { bytes, compareKey, keysOf, type KvHarness, showKey } from "./kv_reference.ts";
 
@@ -205,7 +206,8 @@ export function orderCases(h: KvHarness): void {
   );
 
   test("random keys of every type list in tuple order and round-trip", opts, async () => {
-    const anyPart: fc.Arbitrary<KvKeyPart> = fc.oneof(
+    const fc = await loadFastCheck();
+    const anyPart: Arbitrary<KvKeyPart> = fc.oneof(
       fc.uint8Array({ maxLength: 4 }),
       fc.string({ unit: "binary", maxLength: 4 }),
       fc.double({ noNaN: true }),

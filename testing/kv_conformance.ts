@@ -21,7 +21,8 @@ export type { KvConformanceOptions } from "./kv_reference.ts";
  * across types, prefix/range/reverse/limit/`after` paging, check semantics,
  * atomicity, racing committers, large values, invalid input, close and
  * reopen (when `options.reopen` is given) and a model-based random test.
- * Each case opens a fresh store and closes it afterwards.
+ * Each case opens a fresh store and closes it afterwards. The random cases
+ * need the optional peer `fast-check` (`npm install -D fast-check`).
  *
  * @param name the suite name, usually the adapter's
  * @param open returns a fresh, empty store on every call

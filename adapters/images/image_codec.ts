@@ -7,32 +7,28 @@
  * WebAssembly fallback is an unfinished stub). On Deno that needs
  * `--allow-ffi` (plus `--allow-env` and `--allow-read` for its WebAssembly
  * decoders), and platforms without a prebuilt binary cannot load it at
- * all. It is therefore imported lazily, so importing this entry point never
- * fails and the cause is reported at the first use.
+ * all. It is therefore imported lazily (it is also an optional peer), so
+ * importing this entry point never fails and the cause is reported at the
+ * first use.
  *
  * @module
  */
 
 import type { JPEGQuality } from "imagescript";
 import { FloretError } from "../../src/errors.ts";
+import { optionalPeer } from "../../src/optional_peer.ts";
 import type { Bitmap } from "./exif_orientation.ts";
 
 type ImageScript = typeof import("imagescript");
 type Image = InstanceType<ImageScript["Image"]>;
 
-let loading: Promise<ImageScript> | undefined;
-
-function loadImageScript(): Promise<ImageScript> {
-  loading ??= import("imagescript").catch((error: unknown) => {
-    loading = undefined;
-    throw new Error(
-      "Image codecs could not load: imagescript needs its native addon " +
-        "(on Deno, grant --allow-read, --allow-env and --allow-ffi)",
-      { cause: error },
-    );
-  });
-  return loading;
-}
+// Also an optional peer: a host that never prepares images need not install it.
+const loadImageScript = optionalPeer<ImageScript>({
+  package: "imagescript",
+  entry: "@floret/engine/images",
+  load: () => import("imagescript"),
+  hint: "it needs its native addon (on Deno, grant --allow-read, --allow-env and --allow-ffi)",
+});
 
 /** Highest deflate level: upload size and journal size matter more than encode time. */
 const PNG_COMPRESSION = 9;

@@ -3,12 +3,6 @@
  *
  * @module
  */
-import {
-  Anthropic,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-} from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type {
   Gateway,
@@ -25,6 +19,7 @@ import { toProviderError } from "./provider_errors.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
 import { abortable, raceAbort } from "./abortable.ts";
 import { FloretError } from "../../src/errors.ts";
+import { optionalPeer } from "../../src/optional_peer.ts";
 
 /** Options of {@link anthropicMessages}. */
 export type AnthropicMessagesOptions = HttpGatewayOptions & {
@@ -32,12 +27,23 @@ export type AnthropicMessagesOptions = HttpGatewayOptions & {
   maxTokens?: number;
 };
 
-const anthropicErrors: SdkErrorTypes = {
-  isApiError: (error: unknown): error is SdkApiError => error instanceof APIError,
-  isTimeout: (error: unknown): boolean => error instanceof APIConnectionTimeoutError,
-  isConnection: (error: unknown): boolean =>
-    error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError),
-};
+// An optional peer: the gateway's first request reports a missing package
+// (as a non-retryable gateway failure) instead of the entry's import failing.
+const loadAnthropic = optionalPeer({
+  package: "@anthropic-ai/sdk",
+  entry: "@floret/engine/anthropic",
+  load: () => import("@anthropic-ai/sdk"),
+});
+
+function anthropicErrors(sdk: typeof import("@anthropic-ai/sdk")): SdkErrorTypes {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
+  return {
+    isApiError: (error: unknown): error is SdkApiError => error instanceof APIError,
+    isTimeout: (error: unknown): boolean => error instanceof APIConnectionTimeoutError,
+    isConnection: (error: unknown): boolean =>
+      error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError),
+  };
+}
 
 /**
  * Creates a gateway for Anthropic Messages. Streams text, tool use and
@@ -87,10 +93,12 @@ async function* streamMessages(
     extraBody: options.extraBody,
     promptCache: options.promptCache,
   });
+  // Outside the try: a missing package is a set-up error, not a provider failure to classify.
+  const sdk = await loadAnthropic();
   // A client per attempt keeps the captured responses of concurrent attempts apart.
   const capture = capturingFetch(options.fetch);
   try {
-    const client = new Anthropic({
+    const client = new sdk.Anthropic({
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       fetch: capture.fetch,
@@ -114,7 +122,7 @@ async function* streamMessages(
       signal,
       apiKey: options.apiKey,
       capture: capture.last,
-      sdk: anthropicErrors,
+      sdk: anthropicErrors(sdk),
       label: "Anthropic",
     });
   }

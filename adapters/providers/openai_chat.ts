@@ -11,7 +11,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
-import { openAIClient, openAIErrors } from "./openai_client.ts";
+import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderChatRequest } from "./openai_chat_request.ts";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
@@ -62,15 +62,17 @@ async function* streamChat(
     extraBody: options.extraBody,
     promptCache: options.promptCache,
   });
+  // Outside the try: a missing package is a set-up error, not a provider failure to classify.
+  const sdk = await loadOpenAISdk();
   const capture = capturingFetch(options.fetch);
   const context = {
     signal,
     apiKey: options.apiKey,
-    sdk: openAIErrors,
+    sdk: sdk.errors,
     label: labelOf(info.provider),
   };
   try {
-    const client = openAIClient(options, capture.fetch);
+    const client = sdk.client(options, capture.fetch);
     // The body carries provider-specific fields the SDK types do not list.
     const params = body as unknown as ChatCompletionCreateParamsStreaming;
     const { data, response } = await raceAbort(

@@ -1,34 +1,63 @@
 /**
- * Builds the `openai` SDK client for one attempt, with the engine's rules:
- * no SDK retries, no SDK timeout, the host's fetch wrapped for diagnostics.
+ * The `openai` SDK boundary: loads the package on first use and builds the
+ * client for one attempt with the engine's rules (no SDK retries, no SDK
+ * timeout, the host's fetch wrapped for diagnostics).
  *
  * @module
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, OpenAI } from "openai";
+import type { OpenAI } from "openai";
+import { optionalPeer } from "../../src/optional_peer.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { NO_SDK_TIMEOUT_MS } from "./http_options.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
 
+/** The loaded SDK, reduced to what the gateways use. */
+export interface OpenAISdk {
+  /**
+   * Creates a client for one attempt. A client per attempt keeps the captured
+   * response of concurrent attempts apart; constructing one does no I/O.
+   */
+  client(options: HttpGatewayOptions, fetch: typeof globalThis.fetch): OpenAI;
+  /** How to recognise the SDK's errors. */
+  errors: SdkErrorTypes;
+}
+
+// An optional peer: the gateway's first request reports a missing package
+// (as a non-retryable gateway failure) instead of the entry's import failing.
+const loadOpenAI = optionalPeer({
+  package: "openai",
+  entry: "@floret/engine/openai",
+  load: () => import("openai"),
+});
+
 /**
- * Creates a client for one attempt. A client per attempt keeps the captured
- * response of concurrent attempts apart; constructing one does no I/O.
+ * Loads the `openai` package once per process.
  *
- * @param options the gateway options
- * @param fetch the attempt's capturing fetch
- * @returns the SDK client
+ * @returns the client factory and error recognisers
+ * @throws {Error} naming the package and how to install it when it is missing
  */
-export function openAIClient(options: HttpGatewayOptions, fetch: typeof globalThis.fetch): OpenAI {
-  return new OpenAI({
-    // The SDK throws at construction without a key; a placeholder lets
-    // keyless compatible servers (local models) work and fails upstream with a 401 otherwise.
-    apiKey: options.apiKey ?? readEnvKey() ?? "missing-api-key",
-    baseURL: options.baseURL,
-    fetch,
-    maxRetries: 0,
-    timeout: NO_SDK_TIMEOUT_MS,
-    defaultHeaders: options.headers,
-    logLevel: "off",
-  });
+export async function loadOpenAISdk(): Promise<OpenAISdk> {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, OpenAI } = await loadOpenAI();
+  return {
+    client: (options, fetch) =>
+      new OpenAI({
+        // The SDK throws at construction without a key; a placeholder lets
+        // keyless compatible servers (local models) work and fails upstream with a 401 otherwise.
+        apiKey: options.apiKey ?? readEnvKey() ?? "missing-api-key",
+        baseURL: options.baseURL,
+        fetch,
+        maxRetries: 0,
+        timeout: NO_SDK_TIMEOUT_MS,
+        defaultHeaders: options.headers,
+        logLevel: "off",
+      }),
+    errors: {
+      isApiError: (error: unknown): error is SdkApiError => error instanceof APIError,
+      isTimeout: (error: unknown): boolean => error instanceof APIConnectionTimeoutError,
+      isConnection: (error: unknown): boolean =>
+        error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError),
+    },
+  };
 }
 
 function readEnvKey(): string | undefined {
@@ -37,11 +66,3 @@ function readEnvKey(): string | undefined {
     ?.env;
   return env?.OPENAI_API_KEY;
 }
-
-/** How to recognise `openai` SDK errors. */
-export const openAIErrors: SdkErrorTypes = {
-  isApiError: (error: unknown): error is SdkApiError => error instanceof APIError,
-  isTimeout: (error: unknown): boolean => error instanceof APIConnectionTimeoutError,
-  isConnection: (error: unknown): boolean =>
-    error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError),
-};

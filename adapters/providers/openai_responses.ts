@@ -11,7 +11,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
-import { openAIClient, openAIErrors } from "./openai_client.ts";
+import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderResponsesRequest } from "./openai_responses_request.ts";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
@@ -58,9 +58,11 @@ async function* streamResponses(
     extraBody: options.extraBody,
     promptCache: options.promptCache,
   });
+  // Outside the try: a missing package is a set-up error, not a provider failure to classify.
+  const sdk = await loadOpenAISdk();
   const capture = capturingFetch(options.fetch);
   try {
-    const client = openAIClient(options, capture.fetch);
+    const client = sdk.client(options, capture.fetch);
     // Our renderer owns the wire shape; the SDK types are stricter than the API.
     const params = body as unknown as ResponseCreateParamsStreaming;
     const stream = await raceAbort(client.responses.create(params, { signal }), signal);
@@ -77,7 +79,7 @@ async function* streamResponses(
       signal,
       apiKey: options.apiKey,
       capture: capture.last,
-      sdk: openAIErrors,
+      sdk: sdk.errors,
       label: "OpenAI",
     });
   }

@@ -6,12 +6,13 @@
  * @module
  */
 
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import {
   bytesToMapKey,
   decodeKey,
   FloretError,
   formatVersion,
+  optionalPeer,
   planCommit,
   planGet,
   planScan,
@@ -65,6 +66,14 @@ export interface LibsqlTuning {
 export type LibsqlStoreOptions =
   | (LibsqlTuning & { url: string; authToken?: string })
   | (LibsqlTuning & { client: Client });
+
+// Loaded when the first store opens its own client, so a host that lacks the
+// package learns it from an error that says what to install.
+const loadLibsql = optionalPeer({
+  package: "@libsql/client",
+  entry: "@floret/engine/libsql",
+  load: () => import("@libsql/client"),
+});
 
 const SCHEMES = new Set(["file:", "http:", "https:", "libsql:", "ws:", "wss:"]);
 
@@ -170,6 +179,7 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
 
   const open = async (): Promise<Client> => {
     if (!client && !("client" in options)) {
+      const { createClient } = await loadLibsql();
       // One connection per owned file client, so the pragmas set at open
       // hold for every statement; busy waits also get the driver's timeout.
       client = createClient({

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { optionalPeer } from "../optional_peer.ts";
 
 /** Counts the tokens of one string with a fixed encoding. */
 export type TokenCounter = (text: string) => number;
@@ -23,18 +24,26 @@ const loaded = new Map<EncodingName, Promise<TokenCounter>>();
 // text, not throw: an empty disallowed set says so.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+// gpt-tokenizer is an optional peer: a missing package is reported with the
+// command that installs it. Literal specifiers keep the imports visible to
+// bundlers and `deno publish`.
+const importers: Record<EncodingName, () => Promise<EncodingModule>> = {
+  o200k_base: optionalPeer({
+    package: "gpt-tokenizer",
+    entry: "@floret/engine/tokens",
+    load: () => import("gpt-tokenizer/encoding/o200k_base"),
+  }),
+  cl100k_base: optionalPeer({
+    package: "gpt-tokenizer",
+    entry: "@floret/engine/tokens",
+    load: () => import("gpt-tokenizer/encoding/cl100k_base"),
+  }),
+};
+
 function importEncoding(name: EncodingName): Promise<EncodingModule> {
-  // Literal specifiers keep the imports visible to bundlers and `deno publish`.
-  switch (name) {
-    case "o200k_base":
-      return import("gpt-tokenizer/encoding/o200k_base");
-    case "cl100k_base":
-      return import("gpt-tokenizer/encoding/cl100k_base");
-    default: {
-      const unknown: never = name;
-      throw new TypeError(`Unknown encoding: ${String(unknown)}`);
-    }
-  }
+  const load = importers[name];
+  if (load === undefined) throw new TypeError(`Unknown encoding: ${String(name)}`);
+  return load();
 }
 
 /**
