@@ -140,6 +140,9 @@ await step("deno-check", bin("deno"), ["check", ...entryPoints]);
 await step("lint", bin("deno"), ["lint"]);
 await step("fmt", bin("deno"), ["fmt", "--check"]);
 await step("publish", bin("deno"), ["publish", "--dry-run", "--allow-dirty"]);
+// npm pack (which runs the build), then the tarball installed into scratch
+// projects and imported under plain Node, Bun and Deno (scripts/check_package.mjs).
+await step("package", "node", ["scripts/check_package.mjs"]);
 // Types are checked once by tsc above (tests included); deno test only runs them.
 await step("deno", bin("deno"), ["test", "-A", "--no-check", ...testFiles]);
 await step("bun", bin("bun"), ["test", ...testFiles.map((f) => "./" + f)]);

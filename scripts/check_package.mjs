@@ -1,0 +1,237 @@
+// The packaging gate (a step of `npm test`): packs the npm tarball the way
+// `npm publish` would (prepack runs the build), then checks what users get:
+// 1. the tarball holds dist/ JavaScript and .d.ts, README and LICENSE only,
+//    with both files of every entry point;
+// 2. a scratch project with the tarball alone (no optional peer) installs
+//    nothing but the engine and its dependencies, imports every entry under
+//    plain Node, Bun and Deno, runs a turn, and each adapter names its missing
+//    package at first use;
+// 3. a scratch project with every optional peer imports and uses every entry
+//    under the three runtimes and type-checks against the .d.ts files;
+// 4. a scratch Deno project that maps the package to the .ts sources (as a
+//    JSR user gets them) runs the same probe and type-checks.
+// Set FLORET_KEEP_PACK=1 to keep the scratch folders for inspection.
+import { spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { entryPackages, entryPoints, readJson, root } from "./sync_exports.mjs";
+
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const runtimes = [
+  ["node", process.execPath, []],
+  ["bun", bin("bun"), []],
+  ["deno", bin("deno"), ["run", "-A"]],
+];
+let failures = 0;
+
+const ok = (message) => console.log(`ok   ${message}`);
+function fail(message, output = "") {
+  failures++;
+  console.log(`FAIL ${message}${output ? `\n${output.trimEnd()}` : ""}`);
+}
+
+function run(cmd, args, cwd, timeout = 300_000) {
+  const result = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout, maxBuffer: 64 << 20 });
+  const output = `${result.stdout ?? ""}${result.stderr ?? ""}${result.error ?? ""}`;
+  return { status: result.status ?? 1, stdout: result.stdout ?? "", output };
+}
+
+function writeJson(path, value) {
+  writeFileSync(path, JSON.stringify(value, null, 2) + "\n");
+}
+
+const pkg = readJson("package.json");
+const peers = Object.keys(pkg.peerDependencies ?? {});
+const packagesByEntry = entryPackages();
+const entries = entryPoints().map((e) => ({
+  ...e,
+  peers: (packagesByEntry.get(e.subpath) ?? []).filter((name) => peers.includes(name)),
+}));
+const probeEntries = entries.map(({ specifier, peers }) => ({ specifier, peers }));
+const work = mkdtempSync(join(tmpdir(), "floret-pack-"));
+
+/** Packs the tarball; package.json must come back unchanged (postpack). */
+function pack() {
+  const manifest = join(root, "package.json");
+  const before = readFileSync(manifest, "utf8");
+  const packed = run("npm", ["pack", "--json", "--pack-destination", work], root);
+  if (readFileSync(manifest, "utf8") !== before) {
+    fail("package.json was not restored after npm pack");
+    run(process.execPath, [join(root, "scripts", "pack_manifest.mjs"), "restore"], root);
+  }
+  if (packed.status !== 0) {
+    fail("npm pack (with the prepack build) failed", packed.output);
+    return undefined;
+  }
+  // Lifecycle scripts print before npm's JSON report.
+  const report = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[$/m)));
+  ok(
+    `npm pack built and packed ${report[0].filename}: ${report[0].files.length} files, ` +
+      `${report[0].size} bytes packed, ${report[0].unpackedSize} unpacked`,
+  );
+  return join(work, report[0].filename);
+}
+
+/** The tarball holds what users need and nothing else. */
+function checkContents(tarball) {
+  const listed = run("tar", ["-tzf", tarball], work);
+  if (listed.status !== 0) return fail("tar could not list the tarball", listed.output);
+  const files = listed.stdout.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
+  const allowed = (f) =>
+    ["package.json", "README.md", "LICENSE"].includes(f) ||
+    /^dist\/.*(?<!\.d)\.js$/.test(f) || /^dist\/.*\.d\.ts$/.test(f);
+  const extra = files.filter((f) => !allowed(f));
+  if (extra.length) fail(`tarball carries files users do not need:\n  ${extra.join("\n  ")}`);
+  else ok(`tarball holds only dist/*.js, dist/*.d.ts, README.md, LICENSE, package.json`);
+  const leaked = files.filter((f) => /(^|\/)(tests|bench|examples|scripts)\//.test(f));
+  if (leaked.length) fail(`tarball carries tests, benchmarks or examples: ${leaked.join(", ")}`);
+  const missing = entries.flatMap((e) => [e.js, e.dts]).map((f) => f.slice(2))
+    .filter((f) => !files.includes(f));
+  if (missing.length) fail(`tarball lacks entry files: ${missing.join(", ")}`);
+  else ok(`every entry point has its .js and .d.ts (${entries.length} entries)`);
+  const published = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"], work).stdout);
+  const pointsAtSources = Object.values(published.exports).some((t) => typeof t === "string");
+  if (pointsAtSources) fail("published package.json exports still point at .ts sources");
+  else ok("published exports point at dist/ (types + default)");
+  const readme = run("tar", ["-xzOf", tarball, "package/README.md"], work).stdout;
+  if (readme.includes("../shared")) fail("README.md points at ../shared, which users do not have");
+}
+
+function scratchProject(name) {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeJson(join(dir, "package.json"), { name: `scratch-${name}`, private: true, type: "module" });
+  for (const file of ["package_probe.mjs", "package_types_probe.ts", "package_kv_probe.mjs"]) {
+    copyFileSync(join(root, "scripts", file), join(dir, file));
+  }
+  return dir;
+}
+
+function npmInstall(dir, specs) {
+  const args = ["install", ...specs, "--prefer-offline", "--no-audit", "--no-fund"];
+  const installed = run("npm", [...args, "--loglevel=error"], dir);
+  if (installed.status !== 0) fail(`npm install in ${dir}`, installed.output);
+  return installed.status === 0;
+}
+
+function probe(dir, mode, label, which = runtimes) {
+  writeJson(join(dir, "probe.json"), { mode, entries: probeEntries });
+  for (const [name, cmd, args] of which) {
+    const result = run(cmd, [...args, "package_probe.mjs"], dir);
+    const checks = result.stdout.split("\n").filter((l) => /^(ok|FAIL) /.test(l)).length;
+    if (result.status === 0 && checks > 0) ok(`${label} under ${name}: ${checks} checks`);
+    else fail(`${label} under ${name}`, result.output);
+  }
+}
+
+/** kvConformance's random cases need fast-check: they name it when it is missing. */
+function kvProbe(dir, withPeers) {
+  const result = run(process.execPath, ["--test", "package_kv_probe.mjs"], dir);
+  if (withPeers) {
+    if (result.status === 0) ok("kvConformance runs under node --test with fast-check");
+    else fail("kvConformance with fast-check", result.output);
+  } else if (result.status !== 0 && result.output.includes("npm install fast-check")) {
+    ok("kvConformance without fast-check names the package to install");
+  } else {
+    fail("kvConformance without fast-check did not say to install it", result.output);
+  }
+}
+
+function topLevelPackages(dir) {
+  const modules = join(dir, "node_modules");
+  return readdirSync(modules).filter((n) => !n.startsWith(".")).flatMap((n) =>
+    n.startsWith("@") ? readdirSync(join(modules, n)).map((s) => `${n}/${s}`) : [n]
+  );
+}
+
+function bareProject(tarball) {
+  const dir = scratchProject("bare");
+  if (!npmInstall(dir, [tarball])) return;
+  const installed = topLevelPackages(dir);
+  const present = peers.filter((p) => installed.includes(p));
+  if (present.length) fail(`optional peers were installed: ${present.join(", ")}`);
+  else {
+    ok(`installing the tarball alone adds ${installed.length} packages: ${installed.join(", ")}`);
+  }
+  probe(dir, "bare", "without optional peers");
+  kvProbe(dir, false);
+}
+
+function fullProject(tarball) {
+  const dir = scratchProject("full");
+  const specs = peers.map((p) => `${p}@${pkg.devDependencies[p]}`);
+  if (!npmInstall(dir, [tarball, ...specs])) return;
+  probe(dir, "full", "with every optional peer");
+  kvProbe(dir, true);
+  writeJson(join(dir, "tsconfig.json"), {
+    compilerOptions: {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      lib: ["ES2023", "DOM", "DOM.Iterable"],
+      types: [],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    files: ["package_types_probe.ts"],
+  });
+  const tsc = run(bin("tsc"), ["-p", "tsconfig.json"], dir);
+  if (tsc.status === 0) ok("TypeScript (NodeNext) type-checks every entry against the .d.ts files");
+  else fail("tsc against the packed .d.ts files", tsc.output);
+  const denoCheck = run(bin("deno"), ["check", "package_types_probe.ts"], dir);
+  if (denoCheck.status === 0) ok("deno check accepts every entry's .d.ts from node_modules");
+  else fail("deno check against the packed .d.ts files", denoCheck.output);
+}
+
+/** A Deno project that maps the package to the repository's .ts sources, as JSR serves them. */
+function denoSourceProject() {
+  const dir = scratchProject("deno-source");
+  const deno = readJson("deno.json");
+  writeJson(join(dir, "deno.json"), {
+    nodeModulesDir: "manual",
+    imports: Object.fromEntries(entries.map((e) => [e.specifier, join(root, e.source)])),
+  });
+  // The npm packages the sources import (Deno fetches them itself for a JSR
+  // user); taken from our node_modules so the check needs no network.
+  const dependencies = Object.fromEntries(
+    [...Object.keys(pkg.dependencies ?? {}), ...peers, "@types/node"].map((name) => [
+      name,
+      pkg.dependencies?.[name] ?? pkg.devDependencies[name],
+    ]),
+  );
+  writeJson(join(dir, "package.json"), { private: true, type: "module", dependencies });
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  probe(dir, "full", `Deno on the sources (${deno.name}@${deno.version} as JSR serves it)`, [
+    runtimes[2],
+  ]);
+  const checked = run(bin("deno"), ["check", "package_types_probe.ts"], dir);
+  if (checked.status === 0) ok("deno check accepts every entry from the sources");
+  else fail("deno check on the sources", checked.output);
+}
+
+try {
+  const tarball = pack();
+  if (tarball && existsSync(tarball)) {
+    checkContents(tarball);
+    bareProject(tarball);
+    fullProject(tarball);
+  }
+  denoSourceProject();
+} finally {
+  if (process.env.FLORET_KEEP_PACK) console.log(`scratch folders kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+console.log(failures ? `package: ${failures} check(s) failed` : "package: all checks passed");
+process.exit(failures ? 1 : 0);

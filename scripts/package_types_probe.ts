@@ -1,0 +1,40 @@
+// Type-checked by check_package.mjs against the packed .d.ts files (in a
+// scratch npm project) and the .ts sources (in a scratch Deno project), and by
+// the repository's tsc run. It fails if an entry's declarations are missing
+// or collapse to `any`: each @ts-expect-error needs a real type to fire.
+import { DEFAULT_MAX_STEPS, defineAgent, FloretError, memoryStore, openHost } from "@floret/engine";
+import type { Gateway, KvStore, ThreadView } from "@floret/engine";
+import { kvConformance, scriptedGateway } from "@floret/engine/testing";
+import { libsqlStore } from "@floret/engine/libsql";
+import { openAIChat, openAIResponses } from "@floret/engine/openai";
+import { anthropicMessages } from "@floret/engine/anthropic";
+import { estimateTokens, roughTokenCount } from "@floret/engine/tokens";
+import { prepareModelImage, toImageAttachment } from "@floret/engine/images";
+
+export async function typed(): Promise<ThreadView> {
+  const steps: number = DEFAULT_MAX_STEPS;
+  const store: KvStore = libsqlStore({ url: "file:probe.db" });
+  const gateways: Gateway[] = [
+    scriptedGateway([{ text: "hi" }]),
+    openAIChat({ model: "m" }),
+    openAIResponses({ model: "m" }),
+    anthropicMessages({ model: "m" }),
+  ];
+  const host = await openHost({ store: memoryStore() });
+  const threads = host.threads({
+    agent: defineAgent({ id: "a", systemPrompt: "p", gateway: gateways[0], maxSteps: steps }),
+  });
+  // @ts-expect-error requestKey is required
+  await threads.create({});
+  // @ts-expect-error the url must be a string
+  libsqlStore({ url: 1 });
+  // @ts-expect-error the first argument is bytes
+  await prepareModelImage("not bytes");
+  const count: number = roughTokenCount("hello");
+  const { tokens } = await estimateTokens({ messages: [], tools: [] }, "m");
+  const image = toImageAttachment(await prepareModelImage(new Uint8Array(count + tokens)));
+  const error: FloretError = new FloretError("invalid_input", "x");
+  const register: (name: string, open: () => KvStore) => void = kvConformance;
+  void [store, image, error, register];
+  return await threads.view("thread");
+}
