@@ -101,9 +101,13 @@ function checkContents(tarball) {
   if (missing.length) fail(`tarball lacks entry files: ${missing.join(", ")}`);
   else ok(`every entry point has its .js and .d.ts (${entries.length} entries)`);
   const published = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"], work).stdout);
-  const pointsAtSources = Object.values(published.exports).some((t) => typeof t === "string");
-  if (pointsAtSources) fail("published package.json exports still point at .ts sources");
-  else ok("published exports point at dist/ (types + default)");
+  const wrong = entries.filter(({ subpath, js, dts }) => {
+    const target = published.exports?.[subpath];
+    return target?.types !== dts || target?.default !== js;
+  });
+  if (wrong.length) {
+    fail(`published exports do not point at dist/: ${wrong.map((e) => e.subpath).join(", ")}`);
+  } else ok("published exports map every entry to dist/ (types, then default)");
   const readme = run("tar", ["-xzOf", tarball, "package/README.md"], work).stdout;
   if (readme.includes("../shared")) fail("README.md points at ../shared, which users do not have");
 }
