@@ -98,7 +98,8 @@ export function entryPackages(deno = readJson("deno.json")) {
         const bare = specifier.startsWith("npm:")
           ? specifier.slice(4).replace(/(?<=.)@[^/]*$/, "") // npm:name@range
           : specifier;
-        packages.add(packageOf(bare));
+        // Our adapters import public entries (e.g. @floret/engine/spi) by name.
+        if (packageOf(bare) !== deno.name) packages.add(packageOf(bare));
       }
     }
     result.set(entry.subpath, [...packages].sort());

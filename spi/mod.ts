@@ -18,6 +18,8 @@
  *   copy its values.
  * - {@link formatVersion}: fixed-width versions from a counter, for backends
  *   without native versionstamps.
+ * - {@link optionalPeer}: import your database's npm package on first use, so
+ *   a host without it gets an error that says what to install.
  *
  * Errors: throw {@link FloretError} with code `storage_failure` for I/O
  * problems (keep the original error as `cause`), and return `{ ok: false }`
