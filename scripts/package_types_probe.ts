@@ -5,7 +5,9 @@
 import { DEFAULT_MAX_STEPS, defineAgent, FloretError, memoryStore, openHost } from "@floret/engine";
 import type { Gateway, KvStore, ThreadView } from "@floret/engine";
 import { kvConformance, scriptedGateway } from "@floret/engine/testing";
+import { encodeKey, optionalPeer } from "@floret/engine/spi";
 import { libsqlStore } from "@floret/engine/libsql";
+import { denoKvStore } from "@floret/engine/deno-kv";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
 import { estimateTokens, roughTokenCount } from "@floret/engine/tokens";
@@ -30,11 +32,20 @@ export async function typed(): Promise<ThreadView> {
   libsqlStore({ url: 1 });
   // @ts-expect-error the first argument is bytes
   await prepareModelImage("not bytes");
+  // @ts-expect-error key parts are strings, numbers, bigints, booleans or bytes
+  encodeKey([{}]);
+  const key: Uint8Array = encodeKey(["a", 1]);
+  const load: () => Promise<{ x: number }> = optionalPeer({
+    package: "x",
+    entry: "probe",
+    load: () => Promise.resolve({ x: 1 }),
+  });
+  const kvStores: ((kv: unknown) => KvStore)[] = [denoKvStore];
   const count: number = roughTokenCount("hello");
   const { tokens } = await estimateTokens({ messages: [], tools: [] }, "m");
   const image = toImageAttachment(await prepareModelImage(new Uint8Array(count + tokens)));
   const error: FloretError = new FloretError("invalid_input", "x");
   const register: (name: string, open: () => KvStore) => void = kvConformance;
-  void [store, image, error, register];
+  void [store, image, error, register, key, load, kvStores];
   return await threads.view("thread");
 }
