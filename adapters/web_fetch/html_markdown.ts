@@ -12,8 +12,17 @@
  * @module
  */
 import type TurndownService from "turndown";
+import { optionalPeer } from "../../src/optional_peer.ts";
 
 let converter: Promise<TurndownService> | undefined;
+
+// An optional peer of the package: a missing turndown is reported with the
+// command that installs it.
+const loadTurndown = optionalPeer({
+  package: "turndown",
+  entry: "@floret/engine/web-fetch",
+  load: () => import("turndown"),
+});
 
 // Elements whose text is not page content.
 const DROPPED: TurndownService.Filter = [
@@ -37,7 +46,7 @@ const DROPPED: TurndownService.Filter = [
  * @returns its Markdown
  */
 export async function htmlToMarkdown(html: string): Promise<string> {
-  converter ??= import("turndown").then(
+  converter ??= loadTurndown().then(
     ({ default: Turndown }) => {
       const service = new Turndown({
         headingStyle: "atx",
