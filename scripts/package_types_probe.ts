@@ -12,6 +12,7 @@ import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
 import { estimateTokens, roughTokenCount } from "@floret/engine/tokens";
 import { prepareModelImage, toImageAttachment } from "@floret/engine/images";
+import { webFetchTool } from "@floret/engine/web-fetch";
 
 export async function typed(): Promise<ThreadView> {
   const steps: number = DEFAULT_MAX_STEPS;
@@ -41,11 +42,14 @@ export async function typed(): Promise<ThreadView> {
     load: () => Promise.resolve({ x: 1 }),
   });
   const kvStores: ((kv: unknown) => KvStore)[] = [denoKvStore];
+  // @ts-expect-error timeoutMs is a number
+  webFetchTool({ timeoutMs: "1" });
+  const toolName: string = webFetchTool({ timeoutMs: 1_000 }).name;
   const count: number = roughTokenCount("hello");
   const { tokens } = await estimateTokens({ messages: [], tools: [] }, "m");
   const image = toImageAttachment(await prepareModelImage(new Uint8Array(count + tokens)));
   const error: FloretError = new FloretError("invalid_input", "x");
   const register: (name: string, open: () => KvStore) => void = kvConformance;
-  void [store, image, error, register, key, load, kvStores];
+  void [store, image, error, register, key, load, kvStores, toolName];
   return await threads.view("thread");
 }
