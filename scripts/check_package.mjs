@@ -213,8 +213,11 @@ function denoSourceProject() {
   });
   // The npm packages the sources import (Deno fetches them itself for a JSR
   // user); taken from our node_modules so the check needs no network.
+  // The @types packages our sources' types rely on come along (turndown's
+  // types, for one, bring the DOM names html_markdown.ts uses).
+  const types = Object.keys(pkg.devDependencies ?? {}).filter((n) => n.startsWith("@types/"));
   const dependencies = Object.fromEntries(
-    [...Object.keys(pkg.dependencies ?? {}), ...peers, "@types/node"].map((name) => [
+    [...Object.keys(pkg.dependencies ?? {}), ...peers, ...types].map((name) => [
       name,
       pkg.dependencies?.[name] ?? pkg.devDependencies[name],
     ]),

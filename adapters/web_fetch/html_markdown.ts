@@ -35,7 +35,7 @@ const DROPPED: TurndownService.Filter = [
   "iframe",
   "object",
   "embed",
-  "svg" as keyof HTMLElementTagNameMap,
+  "svg" as TurndownService.TagName,
 ];
 
 /**
