@@ -52,13 +52,13 @@ for (const entry of entries) {
     try {
       await import(entry.specifier);
     } catch (error) {
-      // Without its peer an entry may fail at import, provided the error names
-      // the package itself (quoted by the resolver, or in our install advice),
-      // not merely a file path that contains the name.
+      // Without its peers an entry may fail at import (a static import), provided
+      // the error names a missing package itself (quoted by the resolver, or in
+      // our install advice), not merely a file path that contains the name.
       const message = String(error?.message ?? error);
       const names = (peer) =>
         [`'${peer}'`, `"${peer}"`, `npm install ${peer}`].some((form) => message.includes(form));
-      if (mode === "bare" && entry.peers.length && entry.peers.every(names)) {
+      if (mode === "bare" && entry.peers.some(names)) {
         return `fails naming ${entry.peers.join(", ")}`;
       }
       throw error;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { optionalPeer } from "../optional_peer.ts";
+import { optionalPeer } from "../../src/optional_peer.ts";
 
 /** Counts the tokens of one string with a fixed encoding. */
 export type TokenCounter = (text: string) => number;
