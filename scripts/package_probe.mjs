@@ -59,7 +59,7 @@ for (const entry of entries) {
       const names = (peer) =>
         [`'${peer}'`, `"${peer}"`, `npm install ${peer}`].some((form) => message.includes(form));
       if (mode === "bare" && entry.peers.some(names)) {
-        return `fails naming ${entry.peers.join(", ")}`;
+        return `fails naming ${entry.peers.filter(names).join(", ")}`;
       }
       throw error;
     }

@@ -13,6 +13,7 @@ import { anthropicMessages } from "@floret/engine/anthropic";
 import { estimateTokens, roughTokenCount } from "@floret/engine/tokens";
 import { prepareModelImage, toImageAttachment } from "@floret/engine/images";
 import { webFetchTool } from "@floret/engine/web-fetch";
+import { threadApi, threadClient } from "@floret/engine/http";
 
 export async function typed(): Promise<ThreadView> {
   const steps: number = DEFAULT_MAX_STEPS;
@@ -50,6 +51,6 @@ export async function typed(): Promise<ThreadView> {
   const image = toImageAttachment(await prepareModelImage(new Uint8Array(count + tokens)));
   const error: FloretError = new FloretError("invalid_input", "x");
   const register: (name: string, open: () => KvStore) => void = kvConformance;
-  void [store, image, error, register, key, load, kvStores, toolName];
+  void [store, image, error, register, key, load, kvStores, toolName, threadApi, threadClient];
   return await threads.view("thread");
 }
