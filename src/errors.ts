@@ -41,7 +41,9 @@ export type TurnFailureCode =
   | "context_compaction_limit"
   | "max_steps"
   | "tool_repetition"
-  | "model_context_unavailable";
+  | "model_context_unavailable"
+  /** Host code or a gateway broke a contract inside a run, or the engine failed (DESIGN §10). */
+  | "engine_contract";
 
 /**
  * Every error the engine throws at a caller. `code` is stable; the message is

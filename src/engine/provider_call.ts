@@ -5,9 +5,17 @@
  * @module
  */
 import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
-import type { FinishReason, Gateway, ProviderRequest, Usage } from "../provider/gateway.ts";
+import type {
+  FinishReason,
+  Gateway,
+  ProviderEvent,
+  ProviderRequest,
+  Usage,
+} from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { AttemptClock } from "./attempt_clock.ts";
+import { ContractViolation } from "./contract_violation.ts";
+import { callHostCodeSync, describeThrown } from "./host_code.ts";
 
 /** A provider response, assembled. */
 export interface StepOutput {
@@ -51,6 +59,7 @@ export async function callProvider(
       return await runAttempt(gateway, request, policy, signal, hooks);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (error instanceof ContractViolation) throw error;
       const failure = asProviderError(error);
       firstFailureAt ??= Date.now();
       const extra = attempt; // the extra attempt this retry would be
@@ -100,10 +109,26 @@ async function runAttempt(
   const output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
   const calls = new Map<string, StepOutput["calls"][number]>();
   let finished = false;
+  // The gateway is host code: its iterator may never answer and may ignore the
+  // signal. Each `next()` is raced against our own abort (timeouts, cancel,
+  // shutdown), so the attempt ends on time; the abandoned stream's later
+  // events are never read.
+  const aborted = abortPromise(controller.signal);
+  let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
-    for await (const event of gateway.stream(request, { signal: controller.signal })) {
-      clock.tick();
+    iterator = openStream(gateway, request, controller.signal);
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
       if (controller.signal.aborted) break;
+      if (typeof next !== "object" || next === null) {
+        throw streamBroken("the stream's iterator returned a non-object");
+      }
+      if (next.done) break;
+      const event = next.value as ProviderEvent;
+      clock.tick();
+      if (typeof event !== "object" || event === null) {
+        throw streamBroken(`the stream yielded ${describeThrown(event)}`);
+      }
       switch (event.type) {
         case "text":
           output.text += event.delta;
@@ -114,6 +139,13 @@ async function runAttempt(
           if (event.delta) hooks.onDelta("thinking", event.delta);
           break;
         case "tool-call-start": {
+          if (calls.has(event.callId)) {
+            throw new ContractViolation(
+              `The gateway sent two tool calls with the same id in one step: ${
+                describeThrown(event.callId)
+              }`,
+            );
+          }
           const call = { callId: event.callId, name: event.name, arguments: "" };
           calls.set(event.callId, call);
           output.calls.push(call);
@@ -135,7 +167,7 @@ async function runAttempt(
           break;
         case "finish":
           output.finish = event.reason;
-          if (event.state !== undefined) output.state = event.state;
+          if (event.state !== undefined) output.state = storableState(event.state);
           finished = true;
           break;
         default: {
@@ -150,11 +182,59 @@ async function runAttempt(
   } finally {
     clock.stop();
     outer.removeEventListener("abort", abortFromOuter);
+    // Let the gateway clean up, without waiting for a gateway that never answers.
+    if (iterator) releaseStream(iterator);
   }
   if (timedOut) throw timedOut;
   outer.throwIfAborted();
   if (!finished) throw streamBroken("the stream ended without a finish event");
   return output;
+}
+
+function openStream(
+  gateway: Gateway,
+  request: ProviderRequest,
+  signal: AbortSignal,
+): AsyncIterator<ProviderEvent> {
+  const stream = gateway.stream(request, { signal });
+  const open = (stream as Partial<AsyncIterable<ProviderEvent>>)?.[Symbol.asyncIterator];
+  if (typeof open !== "function") {
+    throw new ProviderError("Gateway failed: stream() did not return an async iterable", {
+      retry: "never",
+      kind: "unknown",
+    });
+  }
+  return open.call(stream);
+}
+
+function releaseStream(iterator: AsyncIterator<ProviderEvent>): void {
+  const returned = callHostCodeSync(() => iterator.return?.());
+  if (returned.ok && returned.value && typeof returned.value.then === "function") {
+    returned.value.then(undefined, () => {});
+  }
+}
+
+/** Rejects with the signal's reason when it aborts; never settles otherwise. */
+function abortPromise(signal: AbortSignal): Promise<never> {
+  const promise = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  promise.catch(() => {}); // observed by the race; never an unhandled rejection
+  return promise;
+}
+
+/** Provider state is stored with the step: it must be JSON, checked before the commit. */
+function storableState(state: unknown): unknown {
+  const encoded = callHostCodeSync(() => JSON.stringify(state));
+  if (!encoded.ok || typeof encoded.value !== "string") {
+    throw new ContractViolation(
+      `The gateway's finish.state cannot be stored as JSON: ${
+        encoded.ok ? "it has no JSON form" : encoded.message
+      }`,
+    );
+  }
+  return JSON.parse(encoded.value);
 }
 
 function streamBroken(detail: string): ProviderError {
@@ -167,7 +247,9 @@ function streamBroken(detail: string): ProviderError {
 function asProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
   return new ProviderError(
-    `Gateway failed: ${error instanceof Error ? error.message : String(error)}`,
+    `Gateway failed: ${
+      error instanceof Error ? describeThrown(error.message) : describeThrown(error)
+    }`,
     {
       retry: "never",
       kind: "unknown",

@@ -10,6 +10,8 @@ import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../j
 import type { HistoryReader } from "../projection/history_model.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
+import { ContractViolation } from "./contract_violation.ts";
+import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
 import { buildRequest } from "./request_builder.ts";
 import { planCalls, RepetitionGuard } from "./tool_calls.ts";
@@ -52,13 +54,78 @@ export const MAX_CORRECTIONS = 2;
 export const MAX_LENGTH_CONTINUATIONS = 2;
 
 /**
- * Runs one turn until it ends or the run loses the thread.
+ * Runs one turn until it ends or the run loses the thread. Whatever breaks
+ * inside the loop — a gateway's contract, host code outside its guard, an
+ * engine bug — ends the turn `failed` with `engine_contract`, so the thread
+ * never claims `running` with nothing running. Only a failed commit escapes:
+ * the store did not answer, so nothing more can be written now.
  *
  * @param agent the turn's agent
  * @param host the thread's side of the loop
  * @param ids the run's identity
+ * @throws the error of a commit that failed (the caller settles the turn once the store answers)
  */
 export async function runTurn(
+  agent: Agent,
+  host: RunHost,
+  ids: { threadId: string; turnId: string; runId: string },
+): Promise<void> {
+  const commits = new CommitFailures();
+  const guarded = commits.wrap(host);
+  try {
+    await loop(agent, guarded, ids);
+  } catch (error) {
+    const commitError = commits.causeOf(error);
+    if (commitError !== undefined) throw commitError;
+    if (host.signal.aborted && host.stopRequested()) return;
+    const message = error instanceof ContractViolation
+      ? error.message
+      : `The run failed inside the engine: ${describeThrown(error)}`;
+    if (commits.liveStep !== undefined) host.dropLive(commits.liveStep);
+    await guarded.endTurn("failed", { code: "engine_contract", message: message.slice(0, 2000) })
+      .catch((endError) => {
+        throw commits.causeOf(endError) ?? endError;
+      });
+  }
+}
+
+/** Tells a failed commit (the store's problem) from anything else that broke in the loop. */
+class CommitFailures {
+  readonly #failures = new WeakMap<object, unknown>();
+  /** The step whose live text is showing, dropped when the turn fails. */
+  liveStep: number | undefined;
+
+  /** The host with every commit's failure marked. */
+  wrap(host: RunHost): RunHost {
+    const mark = <T>(promise: Promise<T>): Promise<T> =>
+      promise.catch((error: unknown) => {
+        const marker = new Error("commit failed");
+        this.#failures.set(marker, error);
+        throw marker;
+      });
+    return Object.assign(Object.create(host) as RunHost, {
+      liveDelta: (step: number, kind: "thinking" | "assistant", delta: string) => {
+        this.liveStep = step;
+        host.liveDelta(step, kind, delta);
+      },
+      commitStep: (step: NewStep, end?: { outcome: TurnOutcome }) =>
+        mark(host.commitStep(step, end)),
+      commitResults: (results: NewResults, artifacts: Artifact[]) =>
+        mark(host.commitResults(results, artifacts)),
+      endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
+        mark(host.endTurn(outcome, failure)),
+    });
+  }
+
+  /** The commit's own error when `error` marks a failed commit. */
+  causeOf(error: unknown): unknown {
+    return typeof error === "object" && error !== null && this.#failures.has(error)
+      ? this.#failures.get(error) ?? error
+      : undefined;
+  }
+}
+
+async function loop(
   agent: Agent,
   host: RunHost,
   ids: { threadId: string; turnId: string; runId: string },
@@ -107,6 +174,7 @@ export async function runTurn(
       });
     } catch (error) {
       if (host.signal.aborted) return;
+      if (error instanceof ContractViolation) throw error;
       host.dropLive(stepNo);
       await host.endTurn("failed", providerFailure(error));
       return;

@@ -9,12 +9,26 @@ import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { CallRecord } from "../journal/entries.ts";
 import { implementationOf, type ToolImplementation } from "../tools/define_tool.ts";
+import { argumentLimitProblem } from "./argument_limits.ts";
+import { callHostCodeSync } from "./host_code.ts";
 
 /** A call with its verdict and, when valid, its parsed input. */
 export interface PlannedCall {
   record: CallRecord;
   tool?: ToolImplementation;
   input?: unknown;
+  /**
+   * Host code failed while the call was checked (a zod transform or
+   * refinement, the permission function): the call does not run and its
+   * result is this error, which the model sees.
+   */
+  failure?: string;
+}
+
+const PERMISSIONS: ReadonlySet<unknown> = new Set(["allow", "ask", "deny"]);
+
+function describeValue(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : typeof value;
 }
 
 /** Consecutive identical calls; the third is refused, the fourth fails the turn. */
@@ -23,8 +37,10 @@ export class RepetitionGuard {
   #count = 0;
 
   /** Records a valid call; returns how many times in a row it has now been made. */
-  observe(name: string, input: unknown): number {
-    const signature = name + "\u0000" + canonicalJson(input);
+  observe(name: string, input: unknown, rawArguments: string): number {
+    // A transform may have made the input unserialisable; the raw text still identifies the call.
+    const serialised = callHostCodeSync(() => canonicalJson(input));
+    const signature = name + "\u0000" + (serialised.ok ? serialised.value : rawArguments);
     this.#count = signature === this.#last ? this.#count + 1 : 1;
     this.#last = signature;
     return this.#count;
@@ -56,6 +72,12 @@ export function planCalls(
       return { record };
     }
     const tool = implementationOf(definition);
+    const tooBig = argumentLimitProblem(call.arguments);
+    if (tooBig) {
+      record.invalid = `The arguments of ${call.name} were refused: ${tooBig}. ` +
+        "Send a smaller, flatter JSON object that matches the tool's schema.";
+      return { record, tool };
+    }
     let raw: unknown;
     try {
       raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
@@ -65,20 +87,45 @@ export function planCalls(
       }). Send a JSON object that matches the tool's schema.`;
       return { record, tool };
     }
-    const parsed = tool.input.safeParse(raw);
+    // The schema is host code: its transforms and refinements may throw anything.
+    const parsing = callHostCodeSync(() => tool.input.safeParse(raw));
+    if (!parsing.ok) {
+      record.decision = "allow";
+      return {
+        record,
+        tool,
+        failure: `The input schema of ${call.name} failed: ${parsing.message}`,
+      };
+    }
+    const parsed = parsing.value;
     if (!parsed.success) {
+      const explained = callHostCodeSync(() => z.prettifyError(parsed.error));
       record.invalid = `The arguments of ${call.name} do not match its schema:\n${
-        z.prettifyError(parsed.error)
+        explained.ok ? explained.value : "(the schema's error could not be described)"
       }`;
       return { record, tool };
     }
-    const seen = guard.observe(call.name, parsed.data);
+    const seen = guard.observe(call.name, parsed.data, call.arguments);
     if (seen >= REPEAT_FAILS) repetitionExceeded = true;
     if (seen >= REPEAT_REFUSED) {
       record.repeated = true;
       return { record, tool, input: parsed.data };
     }
-    const permission = tool.permissionFor(parsed.data);
+    const permitting = callHostCodeSync(() => tool.permissionFor(parsed.data));
+    if (!permitting.ok || !PERMISSIONS.has(permitting.value)) {
+      // A broken permission function never lets a call run unchecked.
+      record.decision = "allow";
+      const why = permitting.ok
+        ? `it returned ${describeValue(permitting.value)}`
+        : permitting.message;
+      return {
+        record,
+        tool,
+        input: parsed.data,
+        failure: `The permission check of ${call.name} failed: ${why}`,
+      };
+    }
+    const permission = permitting.value;
     // Approvals (`ask`) arrive with interactions; until then a call that needs
     // one is refused, never run unapproved.
     record.decision = permission === "allow" ? "allow" : "deny";

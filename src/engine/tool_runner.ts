@@ -7,7 +7,9 @@
 import type { ToolOutcome } from "../journal/entries.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import type { ToolContext } from "../tools/define_tool.ts";
+import { callHostCode, callHostCodeSync } from "./host_code.ts";
 import type { PlannedCall } from "./tool_calls.ts";
+import { storableStructured } from "./structured_value.ts";
 
 /** Outputs longer than this reach the model as head + tail. */
 export const MAX_MODEL_OUTPUT_BYTES = 64 * 1024;
@@ -35,6 +37,7 @@ export async function runBatch(
     const { record } = call;
     const base = { callId: record.callId, name: record.name };
     if (record.invalid) return { ...base, status: "error", output: record.invalid };
+    if (call.failure !== undefined) return { ...base, status: "error", output: call.failure };
     if (record.repeated) {
       return {
         ...base,
@@ -75,26 +78,45 @@ export async function runBatch(
 
 async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOutcome> {
   const base = { callId: call.record.callId, name: call.record.name };
-  try {
-    const value = await call.tool!.execute(call.input, context);
-    if (isToolResult(value)) {
-      const outcome: ToolOutcome = {
-        ...base,
-        status: value.effectOutcome === "uncertain"
-          ? "unknown"
-          : value.isError
-          ? "error"
-          : "completed",
-        output: value.output,
-      };
-      if (value.structured !== undefined) outcome.structured = value.structured;
-      return outcome;
+  const ran = await callHostCode(() => call.tool!.execute(call.input, context));
+  if (!ran.ok) return { ...base, status: "error", output: ran.message };
+  // Reading the result is host code too: its fields may be getters or a Proxy.
+  const read = callHostCodeSync((): ToolOutcome => {
+    const value = ran.value;
+    if (!isToolResult(value)) return { ...base, status: "completed", output: stringify(value) };
+    const outcome: ToolOutcome = {
+      ...base,
+      status: value.effectOutcome === "uncertain"
+        ? "unknown"
+        : value.isError
+        ? "error"
+        : "completed",
+      output: value.output,
+    };
+    if (value.structured !== undefined) {
+      const stored = storableStructured(value.structured);
+      if (!stored.ok) {
+        // The model is told; an effect the handler reported stays as reported.
+        return {
+          ...outcome,
+          status: outcome.status === "unknown" ? "unknown" : "error",
+          output: `The tool's structured result cannot be stored (${stored.message}). ` +
+            `Its output was:\n${value.output}`,
+        };
+      }
+      outcome.structured = stored.value.json;
+      if (stored.value.meta !== undefined) outcome.structuredMeta = stored.value.meta;
     }
-    return { ...base, status: "completed", output: stringify(value) };
-  } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { ...base, status: "error", output: message };
+    return outcome;
+  });
+  if (!read.ok) {
+    return {
+      ...base,
+      status: "error",
+      output: `The tool's result could not be read: ${read.message}`,
+    };
   }
+  return read.value;
 }
 
 function isToolResult(value: unknown): value is {
@@ -110,11 +132,10 @@ function isToolResult(value: unknown): value is {
 function stringify(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "";
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  const json = callHostCodeSync(() => JSON.stringify(value));
+  if (json.ok && typeof json.value === "string") return json.value;
+  const text = callHostCodeSync(() => String(value));
+  return text.ok ? text.value : Object.prototype.toString.call(value);
 }
 
 const encoder = new TextEncoder();

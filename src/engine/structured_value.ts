@@ -1,0 +1,70 @@
+/**
+ * `ToolResult.structured` is host data of any shape. It is stored with
+ * superjson, which carries what JSON cannot (BigInt, Date, Map, Set,
+ * undefined, repeated and circular references); what superjson would drop
+ * silently (functions, symbols) is refused instead, so a stored value never
+ * differs from the one the handler returned without anyone being told.
+ *
+ * @module
+ */
+import superjson from "superjson";
+import { callHostCodeSync, type HostOutcome } from "./host_code.ts";
+
+/** superjson's two parts: JSON text-safe data and the type annotations that restore it. */
+export interface StoredStructured {
+  json: unknown;
+  meta?: unknown;
+}
+
+/**
+ * Turns a handler's `structured` value into what the journal stores.
+ *
+ * @param value the handler's value
+ * @returns the stored form, or why it cannot be stored
+ */
+export function storableStructured(value: unknown): HostOutcome<StoredStructured> {
+  return callHostCodeSync((): StoredStructured => {
+    const dropped = firstUnstorable(value);
+    if (dropped) throw new Error(`it contains a ${dropped}, which cannot be stored`);
+    const { json, meta } = superjson.serialize(value);
+    // The journal writes JSON; prove now that it can, rather than fail the commit.
+    JSON.stringify(json);
+    JSON.stringify(meta);
+    return meta === undefined ? { json } : { json, meta };
+  });
+}
+
+/**
+ * Restores a stored `structured` value.
+ *
+ * @param stored the stored parts
+ * @returns the value as the handler returned it
+ */
+export function restoreStructured(stored: StoredStructured): unknown {
+  if (stored.meta === undefined) return stored.json;
+  return superjson.deserialize({
+    json: stored.json as never,
+    meta: stored.meta as never,
+  });
+}
+
+/** The first function or symbol reachable in `value` (iterative, so depth cannot overflow). */
+function firstUnstorable(value: unknown): string | undefined {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === "function") return "function";
+    if (typeof next === "symbol") return "symbol";
+    if (typeof next !== "object" || next === null || seen.has(next)) continue;
+    seen.add(next);
+    if (next instanceof Map) {
+      for (const [key, item] of next) stack.push(key, item);
+    } else if (next instanceof Set) {
+      for (const item of next) stack.push(item);
+    } else {
+      for (const key of Object.keys(next)) stack.push((next as Record<string, unknown>)[key]);
+    }
+  }
+  return undefined;
+}
