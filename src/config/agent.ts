@@ -4,6 +4,8 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
+import { agentConfigSchema } from "../validation/config_schemas.ts";
+import { parseInput } from "../validation/parse_input.ts";
 import type { Gateway } from "../provider/gateway.ts";
 import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
 import {
@@ -84,15 +86,7 @@ export const DEFAULT_MAX_STEPS = 200;
  * ```
  */
 export function defineAgent(config: AgentConfig): Agent {
-  if (typeof config?.id !== "string" || config.id.trim() === "") {
-    throw new FloretError("invalid_input", "Agent id is empty");
-  }
-  if (typeof config.systemPrompt !== "string") {
-    throw new FloretError("invalid_input", "Agent systemPrompt must be a string");
-  }
-  if (!config.gateway || typeof config.gateway.stream !== "function" || !config.gateway.info) {
-    throw new FloretError("invalid_input", "Agent gateway must implement the Gateway contract");
-  }
+  parseInput(agentConfigSchema, config, "agent configuration");
   if (config.askUser === true) {
     throw new FloretError("invalid_input", "The ask_user tool is not available in this release");
   }
@@ -110,7 +104,7 @@ export function defineAgent(config: AgentConfig): Agent {
     if (tools.has(name)) throw new FloretError("invalid_input", `Duplicate tool name: ${name}`);
     tools.set(name, definition);
   }
-  return {
+  const agent: Agent = {
     id: config.id,
     name: config.name,
     systemPrompt: config.systemPrompt,
@@ -120,4 +114,18 @@ export function defineAgent(config: AgentConfig): Agent {
     maxSteps,
     retry: resolveRetryPolicy(config.providerRetry, config.timeouts),
   };
+  made.add(agent);
+  return agent;
+}
+
+const made = new WeakSet<object>();
+
+/**
+ * Whether a value is an agent returned by {@link defineAgent}.
+ *
+ * @param value anything
+ * @returns true for agents made by `defineAgent`
+ */
+export function isAgent(value: unknown): value is Agent {
+  return typeof value === "object" && value !== null && made.has(value);
 }

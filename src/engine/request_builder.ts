@@ -57,7 +57,7 @@ export async function buildRequest(
   threadId: string,
 ): Promise<ProviderRequest> {
   const parts = partsOf(agent);
-  const projected = history.messages(turnId, agent.gateway.info.stateKey);
+  const projected = history.messages(turnId, stateKeyOf(agent));
   const messages = new Array(projected.length + 1);
   messages[0] = parts.system.message;
   for (let i = 0; i < projected.length; i++) messages[i + 1] = projected[i].message;
@@ -88,4 +88,16 @@ export async function buildRequest(
     request.fingerprint = await sha256Hex(canonical());
   }
   return Object.freeze(request);
+}
+
+/**
+ * The gateway's state key; a hand-written gateway may leave it out, and then
+ * its state is replayed only to gateways that left it out too.
+ *
+ * @param agent the turn's agent
+ * @returns the key, `""` when the gateway has none
+ */
+export function stateKeyOf(agent: Agent): string {
+  const key = agent.gateway.info?.stateKey;
+  return typeof key === "string" ? key : "";
 }

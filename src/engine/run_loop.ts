@@ -13,7 +13,7 @@ import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
-import { buildRequest } from "./request_builder.ts";
+import { buildRequest, stateKeyOf } from "./request_builder.ts";
 import { planCalls, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { runBatch } from "./tool_runner.ts";
@@ -191,7 +191,7 @@ async function loop(
       text: output.text,
       calls: [],
       finish: output.finish,
-      stateKey: agent.gateway.info.stateKey,
+      stateKey: stateKeyOf(agent),
     };
     if (output.reasoning) entry.reasoning = output.reasoning;
     if (output.usage) entry.usage = output.usage;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { z } from "zod";
 import { FloretError } from "../errors.ts";
 
 const encoder = new TextEncoder();
@@ -22,16 +23,52 @@ export function encodeValue(value: unknown): Uint8Array {
 }
 
 /**
- * Decodes a durable value.
+ * Decodes a durable value and checks its shape.
  *
  * @param bytes what {@link encodeValue} wrote
- * @returns the value
+ * @param shape the schema the value must match (see stored_shapes.ts)
+ * @param what names the value in the error, e.g. `thread record`
+ * @returns the value, as stored
+ * @throws {FloretError} `storage_failure` when the bytes are not JSON or not of that shape
+ */
+export function decodeValue<T>(bytes: Uint8Array, shape: z.ZodType, what: string): T {
+  return checkStoredShape<T>(decodeJson(bytes, what), shape, what);
+}
+
+/**
+ * Decodes stored JSON without checking its shape (the caller checks it next).
+ *
+ * @param bytes what {@link encodeValue} wrote
+ * @param what names the value in the error
+ * @returns the parsed JSON
  * @throws {FloretError} `storage_failure` when the bytes are not JSON
  */
-export function decodeValue<T>(bytes: Uint8Array): T {
+export function decodeJson(bytes: Uint8Array, what: string): unknown {
   try {
-    return JSON.parse(decoder.decode(bytes)) as T;
+    return JSON.parse(decoder.decode(bytes));
   } catch (cause) {
-    throw new FloretError("storage_failure", "Stored value is not valid JSON", { cause });
+    throw new FloretError("storage_failure", `Stored ${what} is not valid JSON`, { cause });
   }
+}
+
+/**
+ * Checks a decoded value's shape.
+ *
+ * @param value decoded JSON
+ * @param shape the schema it must match
+ * @param what names the value in the error
+ * @returns the value, as stored (loose shapes only check; a copy would cost time)
+ * @throws {FloretError} `storage_failure` when it does not match
+ */
+export function checkStoredShape<T>(value: unknown, shape: z.ZodType, what: string): T {
+  const checked = shape.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new FloretError(
+      "storage_failure",
+      `Stored ${what} has the wrong shape: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+      { cause: checked.error },
+    );
+  }
+  return value as T;
 }

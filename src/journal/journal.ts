@@ -7,7 +7,14 @@
  */
 import { FloretError } from "../errors.ts";
 import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
-import { decodeValue, encodeValue } from "./codec.ts";
+import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
+import {
+  entryShapes,
+  requestRecordShape,
+  schemaMarkerShape,
+  threadRecordShape,
+} from "./stored_shapes.ts";
+import type { z } from "zod";
 import { type Entry, ENTRY_KINDS } from "./entries.ts";
 import { keys, STORE_SCHEMA_VERSION } from "./keys.ts";
 import type { ThreadRecord } from "./thread_record.ts";
@@ -73,7 +80,11 @@ export class Journal {
       if (!result.ok) return Journal.open(store); // another process initialised it first
       return journal;
     }
-    const { version } = decodeValue<{ version: number }>(marker.value);
+    const { version } = decodeValue<{ version: number }>(
+      marker.value,
+      schemaMarkerShape,
+      "schema marker",
+    );
     if (version > STORE_SCHEMA_VERSION) {
       throw new FloretError(
         "store_too_new",
@@ -88,11 +99,23 @@ export class Journal {
     return this.#store;
   }
 
+  /**
+   * Closes the store.
+   *
+   * @throws {FloretError} `storage_failure` when the store's `close()` fails
+   */
+  async close(): Promise<void> {
+    await guard(() => this.#store.close());
+  }
+
   /** Reads a thread record. */
   async thread(threadId: string): Promise<VersionedRecord | null> {
     const [entry] = await guard(() => this.#store.getMany([keys.thread(threadId)]));
     return entry
-      ? { record: decodeValue<ThreadRecord>(entry.value), version: entry.version }
+      ? {
+        record: decodeValue<ThreadRecord>(entry.value, threadRecordShape, "thread record"),
+        version: entry.version,
+      }
       : null;
   }
 
@@ -100,13 +123,17 @@ export class Journal {
   async threads(threadIds: readonly string[]): Promise<(ThreadRecord | null)[]> {
     if (threadIds.length === 0) return [];
     const rows = await guard(() => this.#store.getMany(threadIds.map((id) => keys.thread(id))));
-    return rows.map((row) => (row ? decodeValue<ThreadRecord>(row.value) : null));
+    return rows.map((
+      row,
+    ) => (row ? decodeValue<ThreadRecord>(row.value, threadRecordShape, "thread record") : null));
   }
 
   /** Reads a committed request key. */
   async request(scope: string, key: string): Promise<RequestRecord | null> {
     const [entry] = await guard(() => this.#store.getMany([keys.request(scope, key)]));
-    return entry ? decodeValue<RequestRecord>(entry.value) : null;
+    return entry
+      ? decodeValue<RequestRecord>(entry.value, requestRecordShape, "request record")
+      : null;
   }
 
   /**
@@ -134,10 +161,15 @@ export class Journal {
       })
     );
     for (const item of own) {
-      const entry = decodeValue<Entry>(item.value);
-      if (!ENTRY_KINDS.has(entry.kind)) {
-        throw new FloretError("store_too_new", `Unknown journal entry kind: ${entry.kind}`);
+      const value = decodeJson(item.value, "journal entry");
+      const kind = (value as { kind?: unknown } | null)?.kind;
+      if (typeof kind !== "string") {
+        throw new FloretError("storage_failure", "Stored journal entry has no kind");
       }
+      if (!ENTRY_KINDS.has(kind)) {
+        throw new FloretError("store_too_new", `Unknown journal entry kind: ${kind}`);
+      }
+      const entry = checkStoredShape<Entry>(value, entryShapes.get(kind)!, `${kind} entry`);
       inherited.push(entry);
     }
     return inherited;
@@ -163,10 +195,17 @@ export class Journal {
     return rows.map((row) => row.key[2] as string);
   }
 
-  /** Reads one stored JSON value. */
-  async value<T>(key: KvKey): Promise<T | null> {
+  /**
+   * Reads one stored JSON value.
+   *
+   * @param key where it is stored
+   * @param shape the schema it must match
+   * @param what names it in errors
+   * @throws {FloretError} `storage_failure` for a value of the wrong shape
+   */
+  async value<T>(key: KvKey, shape: z.ZodType, what: string): Promise<T | null> {
     const [entry] = await guard(() => this.#store.getMany([key]));
-    return entry ? decodeValue<T>(entry.value) : null;
+    return entry ? decodeValue<T>(entry.value, shape, what) : null;
   }
 
   /**

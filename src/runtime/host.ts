@@ -5,8 +5,11 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
+import { type Agent, isAgent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
+import { querySchemas } from "../validation/command_schemas.ts";
+import { hostOptionsSchema } from "../validation/config_schemas.ts";
+import { parseInput } from "../validation/parse_input.ts";
 import { Journal } from "../journal/journal.ts";
 import { type ObservationEvent, safeObserver } from "../observation/events.ts";
 import type { KvStore } from "../spi/kv_store.ts";
@@ -70,10 +73,7 @@ export interface HostOptions {
  * ```
  */
 export async function openHost(options: HostOptions): Promise<Host> {
-  const store = options?.store;
-  if (!store || typeof store.commit !== "function" || typeof store.list !== "function") {
-    throw new FloretError("invalid_input", "openHost needs a KvStore");
-  }
+  parseInput(hostOptionsSchema, options, "openHost options");
   const hostId = options.hostId ?? DEFAULT_HOST_ID;
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   if (typeof hostId !== "string" || hostId.trim() === "" || hostId.length > 256) {
@@ -90,7 +90,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
   }
   const ownership: Ownership = { hostId, leaseTtlMs };
   const observe = safeObserver(options.onEvent);
-  const journal = await Journal.open(store);
+  const journal = await Journal.open(options.store);
   await recoverThreads(journal, ownership, observe);
   return new EngineHost(journal, ownership, observe, options.onEvent !== undefined);
 }
@@ -120,10 +120,14 @@ class EngineHost implements Host {
 
   threads(options: AgentSource): ThreadService {
     if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
-    const agent = options && "agent" in options ? options.agent : undefined;
-    const factory = options && "agentFactory" in options ? options.agentFactory : undefined;
-    if (!agent && typeof factory !== "function") {
-      throw new FloretError("invalid_input", "threads() needs { agent } or { agentFactory }");
+    const source = typeof options === "object" && options !== null ? options : undefined;
+    const agent = source && "agent" in source ? source.agent : undefined;
+    const factory = source && "agentFactory" in source ? source.agentFactory : undefined;
+    if (agent !== undefined ? !isAgent(agent) : typeof factory !== "function") {
+      throw new FloretError(
+        "invalid_input",
+        "threads() needs { agent } (made by defineAgent) or { agentFactory }",
+      );
     }
     if (this.#service) {
       const known = this.#service.source;
@@ -139,7 +143,7 @@ class EngineHost implements Host {
     const resolveAgent = async (threadId: string, turnId: string): Promise<Agent> => {
       if (agent) return agent;
       const made = await factory!({ threadId, turnId });
-      if (!made || !made.gateway || !(made.tools instanceof Map)) {
+      if (!isAgent(made)) {
         throw new FloretError(
           "invalid_input",
           "agentFactory must return an agent made by defineAgent",
@@ -170,7 +174,15 @@ class EngineHost implements Host {
   }
 
   shutdown(options?: { signal?: AbortSignal }): Promise<void> {
-    this.#shutdown ??= this.#stop(options?.signal);
+    if (!this.#shutdown) {
+      let signal: AbortSignal | undefined;
+      try {
+        signal = parseInput(querySchemas.signalOnly, options, "shutdown options")?.signal;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      this.#shutdown = this.#stop(signal);
+    }
     return this.#shutdown;
   }
 
@@ -193,6 +205,6 @@ class EngineHost implements Host {
     }
     this.#leases.stop();
     for (const actor of actors) actor.publisher.close();
-    await this.#journal.store.close();
+    await this.#journal.close();
   }
 }

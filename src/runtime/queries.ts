@@ -6,6 +6,7 @@
  */
 import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
+import { artifactShape } from "../journal/stored_shapes.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Usage } from "../provider/gateway.ts";
 import { roughTokenCount } from "../provider/rough_token_count.ts";
@@ -138,7 +139,11 @@ export async function artifact(
 ): Promise<Artifact> {
   await ctx.actors.fresh(threadId);
   const found = typeof artifactId === "string"
-    ? await ctx.journal.value<Artifact>(keys.artifact(threadId, artifactId))
+    ? await ctx.journal.value<Artifact>(
+      keys.artifact(threadId, artifactId),
+      artifactShape,
+      "artifact",
+    )
     : null;
   if (!found) {
     throw new FloretError(

@@ -5,10 +5,12 @@
  *
  * @module
  */
+import type { ZodType } from "zod";
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { cancel } from "./cancel_command.ts";
-import { commandSchemas, parseCommand } from "./command_input.ts";
+import { commandSchemas, querySchemas } from "../validation/command_schemas.ts";
+import { parseInput, parseThreadId as checkId } from "../validation/parse_input.ts";
 import { compact } from "./compaction_command.ts";
 import { fork } from "./fork_command.ts";
 import { respond } from "./interaction_commands.ts";
@@ -117,24 +119,27 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     };
   const windowOf = (): number =>
     staticAgent?.context.windowTokens ??
-      staticAgent?.gateway.info.capabilities.contextWindowTokens ?? 0;
+      staticAgent?.gateway.info.capabilities?.contextWindowTokens ?? 0;
 
   return {
-    create: guarded((input) => create(ctx, parseCommand(commandSchemas.create, input))),
-    send: guarded((input) => send(ctx, parseCommand(commandSchemas.send, input))),
-    respond: guarded((input) => respond(ctx, parseCommand(commandSchemas.respond, input))),
-    cancel: guarded((input) => cancel(ctx, parseCommand(commandSchemas.cancel, input))),
-    retry: guarded((input) => retry(ctx, parseCommand(commandSchemas.retry, input))),
-    fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
-    delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
-    setTitle: guarded((input) => setTitle(ctx, parseCommand(commandSchemas.setTitle, input))),
+    create: guarded((input) => create(ctx, parseCommand("create", input))),
+    send: guarded((input) => send(ctx, parseCommand("send", input))),
+    respond: guarded((input) => respond(ctx, parseCommand("respond", input))),
+    cancel: guarded((input) => cancel(ctx, parseCommand("cancel", input))),
+    retry: guarded((input) => retry(ctx, parseCommand("retry", input))),
+    fork: guarded((input) => fork(ctx, parseCommand("fork", input))),
+    delete: guarded((input) => deleteThread(ctx, parseCommand("delete", input))),
+    setTitle: guarded((input) => setTitle(ctx, parseCommand("setTitle", input))),
     view: guarded(async (threadId) => (await ctx.actors.fresh(checkId(threadId))).snapshot()),
-    list: guarded((options) => list(ctx, options)),
-    history: guarded((threadId, options) => history(ctx, checkId(threadId), options)),
+    list: guarded((options) => list(ctx, parseInput(querySchemas.list, options, "list options"))),
+    history: guarded((threadId, options) =>
+      history(ctx, checkId(threadId), parseInput(querySchemas.history, options, "history options"))
+    ),
     subscribe: (threadId, options) => {
       ctx.assertOpen();
       const id = checkId(threadId);
-      const updates = ctx.actors.publisher(id).subscribe(options?.signal);
+      const { signal } = parseInput(querySchemas.signalOnly, options, "subscribe options") ?? {};
+      const updates = ctx.actors.publisher(id).subscribe(signal);
       const exists = ctx.actors.get(id);
       exists.catch(() => updates.return?.());
       return {
@@ -148,23 +153,31 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
       };
     },
     promoteQueued: guarded((input) =>
-      promoteQueued(ctx, parseCommand(commandSchemas.queueItem, input))
+      promoteQueued(ctx, parseCommand("queueItem", input))
     ),
     deleteQueued: guarded((input) =>
-      deleteQueued(ctx, parseCommand(commandSchemas.queueItem, input))
+      deleteQueued(ctx, parseCommand("queueItem", input))
     ),
     compact: guarded((input) =>
-      compact(ctx, parseCommand(commandSchemas.compact, input), windowOf())
+      compact(ctx, parseCommand("compact", input), windowOf())
     ),
     context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
-    waitForIdle: guarded((threadId, options) => waitForIdle(ctx, checkId(threadId), options)),
+    waitForIdle: guarded((threadId, options) =>
+      waitForIdle(
+        ctx,
+        checkId(threadId),
+        parseInput(querySchemas.waitForIdle, options, "waitForIdle options"),
+      )
+    ),
     artifact: guarded((threadId, artifactId) => artifact(ctx, checkId(threadId), artifactId)),
   };
 }
 
-function checkId(threadId: unknown): string {
-  if (typeof threadId !== "string") {
-    throw new FloretError("thread_not_found", `Thread not found: ${String(threadId)}`);
-  }
-  return threadId;
+/** Parses a command's input with its schema (one entry per command in `commandSchemas`). */
+function parseCommand<K extends keyof typeof commandSchemas>(
+  name: K,
+  input: unknown,
+): typeof commandSchemas[K] extends ZodType<infer T> ? T : never {
+  const schema: ZodType<unknown> = commandSchemas[name];
+  return parseInput(schema, input, `${name} input`) as never;
 }

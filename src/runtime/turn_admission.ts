@@ -64,7 +64,7 @@ export async function prepareTurn(
   const turnId = newId("turn");
   const runId = newId("run");
   const agent = await resolver.resolveAgent(threadId, turnId);
-  if (input?.attachments?.length && agent.gateway.info.capabilities.images === false) {
+  if (input?.attachments?.length && agent.gateway.info.capabilities?.images === false) {
     throw new FloretError(
       "invalid_input",
       `Model ${agent.gateway.info.model} does not accept images`,

@@ -6,6 +6,8 @@
  */
 import { z } from "zod";
 import { FloretError } from "../errors.ts";
+import { toolSpecSchema } from "../validation/config_schemas.ts";
+import { parseInput } from "../validation/parse_input.ts";
 
 /** What a tool may change; `write`, `network` and `shell` calls get a durable dispatch marker. */
 export type ToolEffect = "none" | "read" | "write" | "network" | "shell";
@@ -106,15 +108,12 @@ export interface ToolSpec<S extends z.ZodType> {
   ): Promise<string | ToolResult> | string | ToolResult;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const EFFECTS: readonly ToolEffect[] = ["none", "read", "write", "network", "shell"];
-
 /**
  * Defines a tool. The JSON Schema the model sees is generated from the zod schema.
  *
  * @param spec name, description, zod input schema, effect, permission and handler
  * @returns the tool definition
- * @throws {FloretError} `invalid_input` for a bad name, effect or schema
+ * @throws {FloretError} `invalid_input` for anything but a valid specification (bad name, effect, schema, handler)
  * @example
  * ```ts
  * import { z } from "zod";
@@ -128,16 +127,8 @@ const EFFECTS: readonly ToolEffect[] = ["none", "read", "write", "network", "she
  * ```
  */
 export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefinition<z.infer<S>> {
-  if (typeof spec.name !== "string" || !TOOL_NAME.test(spec.name)) {
-    throw new FloretError("invalid_input", `Invalid tool name: ${String(spec.name)}`);
-  }
+  parseInput(toolSpecSchema, spec, "tool specification");
   const effect = spec.effect ?? "none";
-  if (!EFFECTS.includes(effect)) {
-    throw new FloretError("invalid_input", `Invalid tool effect: ${effect}`);
-  }
-  if (typeof spec.execute !== "function") {
-    throw new FloretError("invalid_input", `Tool ${spec.name} has no execute function`);
-  }
   let inputJsonSchema: Record<string, unknown>;
   try {
     inputJsonSchema = z.toJSONSchema(spec.input, { io: "input" }) as Record<string, unknown>;

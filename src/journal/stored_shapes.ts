@@ -1,0 +1,130 @@
+/**
+ * The shapes of stored values, checked when they are read. A store returns
+ * whatever bytes it holds; a value that is JSON of the wrong shape (written
+ * by a broken adapter, a hand edit, a disk fault) must fail as
+ * `storage_failure` at the read, not as a `TypeError` deep inside a
+ * projection. The schemas are loose: fields a later version adds pass through.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const str = z.string();
+const num = z.number();
+const outcome = z.enum(["completed", "failed", "cancelled", "interrupted"]);
+const input = z.looseObject({ text: str, attachments: z.array(z.unknown()).optional() });
+const supplemental = z.array(z.looseObject({ title: str, text: str })).optional();
+
+/** The schema marker. */
+export const schemaMarkerShape: z.ZodType = z.looseObject({ version: z.number().int() });
+
+/** A thread record. */
+export const threadRecordShape: z.ZodType = z.looseObject({
+  id: str,
+  title: str.optional(),
+  createdAt: str,
+  updatedAt: str,
+  parentThreadId: str.optional(),
+  base: z.looseObject({ threadId: str, seq: num }).optional(),
+  forkedFrom: z.looseObject({ threadId: str, itemId: str.optional() }).optional(),
+  seq: num,
+  status: z.enum(["idle", "running", "waiting"]),
+  active: z.looseObject({
+    turnId: str,
+    runId: str,
+    owner: str.optional(),
+    leaseUntil: num.optional(),
+  }).optional(),
+  queue: z.array(z.looseObject({
+    id: str,
+    requestKey: str,
+    input,
+    supplementalContext: supplemental,
+    queuedAt: str,
+  })),
+  lastTurn: z.looseObject({ turnId: str, outcome: outcome.optional(), retryable: z.boolean() })
+    .optional(),
+  deleted: z.boolean().optional(),
+});
+
+/** A committed request key. */
+export const requestRecordShape: z.ZodType = z.looseObject({
+  op: str,
+  fingerprint: str,
+  result: z.record(z.string(), z.unknown()),
+});
+
+/** A stored artifact (full tool output). */
+export const artifactShape: z.ZodType = z.looseObject({
+  id: str,
+  turnId: str,
+  runId: str,
+  callId: str,
+  text: str,
+});
+
+const base = { seq: num, at: str, turnId: str };
+
+/** Each entry kind's shape. */
+export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  [
+    "turn_started",
+    z.looseObject({
+      ...base,
+      runId: str,
+      agentId: str,
+      requestKey: str,
+      input: input.optional(),
+      supplementalContext: supplemental,
+      retryOf: z.looseObject({ turnId: str, mode: z.enum(["resume", "regenerate"]) }).optional(),
+    }),
+  ],
+  [
+    "step",
+    z.looseObject({
+      ...base,
+      runId: str,
+      step: num,
+      text: str,
+      reasoning: str.optional(),
+      calls: z.array(z.looseObject({
+        callId: str,
+        name: str,
+        arguments: str,
+        invalid: str.optional(),
+        decision: z.enum(["allow", "deny"]).optional(),
+        needsApproval: z.boolean().optional(),
+        repeated: z.boolean().optional(),
+      })),
+      finish: str,
+      partial: z.boolean().optional(),
+      usage: z.record(z.string(), num).optional(),
+      stateKey: str.optional(),
+      dispatched: z.array(str).optional(),
+    }),
+  ],
+  ["tool_dispatched", z.looseObject({ ...base, runId: str, callIds: z.array(str) })],
+  [
+    "tool_results",
+    z.looseObject({
+      ...base,
+      runId: str,
+      results: z.array(z.looseObject({
+        callId: str,
+        name: str,
+        status: z.enum(["completed", "error", "denied", "cancelled", "unknown"]),
+        output: str,
+        artifactId: str.optional(),
+      })),
+    }),
+  ],
+  [
+    "turn_ended",
+    z.looseObject({
+      ...base,
+      runId: str.optional(),
+      outcome,
+      failure: z.looseObject({ code: str, message: str }).optional(),
+    }),
+  ],
+]);

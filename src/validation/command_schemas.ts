@@ -1,0 +1,199 @@
+/**
+ * Schemas of every ThreadService input, checked before any I/O. A command
+ * rejected here never consumes its request key. The HTTP layer reuses these
+ * schemas for its request bodies, so both entries accept exactly the same
+ * inputs.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { MAX_REQUEST_KEY_LENGTH } from "../identity/request_key.ts";
+import type { ImageAttachment } from "../provider/gateway.ts";
+import { isWellFormed } from "./parse_input.ts";
+
+/** A request key: trimmed, 1–256 characters, well-formed UTF-16. */
+export const requestKeySchema: z.ZodType<string> = z.string().trim()
+  .min(1, "Request key is empty")
+  .max(MAX_REQUEST_KEY_LENGTH, `Request key is longer than ${MAX_REQUEST_KEY_LENGTH} characters`)
+  .refine(isWellFormed, "Request key has a lone surrogate");
+
+/** A thread id: any string (one that names no thread is `thread_not_found`, later). */
+export const threadIdSchema: z.ZodType<string> = z.string().refine(isWellFormed);
+
+/** An id chosen by the engine (turn, queue item, interaction, item): a short, well-formed string. */
+const engineId = z.string().min(1).max(256).refine(isWellFormed, "Id has a lone surrogate");
+
+/** An image attachment: the schema of {@link ImageAttachment}, which it must match. */
+export const imageAttachmentSchema: z.ZodType<ImageAttachment> = z.object({
+  type: z.literal("image"),
+  mediaType: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+  dataBase64: z.string().min(1).regex(
+    /^[A-Za-z0-9+/]+={0,2}$/,
+    "dataBase64 must be standard base64",
+  ),
+  name: z.string().max(256).optional(),
+}).strict();
+
+/** A user's input: text and optional images. */
+export interface UserInputInput {
+  text: string;
+  attachments?: ImageAttachment[];
+}
+
+/** A user's input: text, images, or both. */
+export const userInputSchema: z.ZodType<UserInputInput> = z.object({
+  text: z.string().max(1_000_000),
+  attachments: z.array(imageAttachmentSchema).max(32).optional(),
+}).refine((input) => input.text.trim() !== "" || (input.attachments?.length ?? 0) > 0, {
+  message: "Input needs text or an attachment",
+});
+
+/** `create` input. */
+export interface CreateCommand {
+  requestKey: string;
+  title?: string;
+}
+/** `send` input. */
+export interface SendCommand {
+  threadId: string;
+  requestKey: string;
+  input: UserInputInput;
+  supplementalContext?: { title: string; text: string }[];
+}
+/** `respond` input. */
+export interface RespondCommand {
+  threadId: string;
+  requestKey: string;
+  interactionId: string;
+  decision?: "approve" | "deny";
+  answers?: { questionId: string; value: string }[];
+}
+/** `cancel` input. */
+export interface CancelCommand {
+  threadId: string;
+  requestKey: string;
+  mode?: "immediate" | "graceful";
+}
+/** `retry` input. */
+export interface RetryCommand {
+  threadId: string;
+  requestKey: string;
+  turnId?: string;
+}
+/** `fork` input. */
+export interface ForkCommand {
+  threadId: string;
+  requestKey: string;
+  atItemId?: string;
+}
+/** Input of commands that name only the thread (`delete`, `compact`). */
+export interface ThreadKeyCommand {
+  threadId: string;
+  requestKey: string;
+}
+/** `setTitle` input. */
+export interface SetTitleCommand {
+  threadId: string;
+  requestKey: string;
+  title: string;
+}
+/** `promoteQueued` and `deleteQueued` input. */
+export interface QueueItemCommand {
+  threadId: string;
+  requestKey: string;
+  queueId: string;
+}
+
+/** The schema of every command, by name. */
+export interface CommandSchemas {
+  create: z.ZodType<CreateCommand>;
+  send: z.ZodType<SendCommand>;
+  respond: z.ZodType<RespondCommand>;
+  cancel: z.ZodType<CancelCommand>;
+  retry: z.ZodType<RetryCommand>;
+  fork: z.ZodType<ForkCommand>;
+  delete: z.ZodType<ThreadKeyCommand>;
+  setTitle: z.ZodType<SetTitleCommand>;
+  queueItem: z.ZodType<QueueItemCommand>;
+  compact: z.ZodType<ThreadKeyCommand>;
+}
+
+const threadKey = { threadId: threadIdSchema, requestKey: requestKeySchema };
+
+/** Schemas of every command. */
+export const commandSchemas: CommandSchemas = {
+  create: z.object({
+    requestKey: requestKeySchema,
+    title: z.string().max(500).refine(isWellFormed, "Title has a lone surrogate").optional(),
+  }),
+  send: z.object({
+    ...threadKey,
+    input: userInputSchema,
+    supplementalContext: z.array(
+      z.object({ title: z.string().max(500), text: z.string().max(200_000) }),
+    ).max(16).optional(),
+  }),
+  respond: z.object({
+    ...threadKey,
+    interactionId: engineId,
+    decision: z.enum(["approve", "deny"]).optional(),
+    answers: z.array(z.object({ questionId: z.string(), value: z.string() })).optional(),
+  }),
+  cancel: z.object({ ...threadKey, mode: z.enum(["immediate", "graceful"]).optional() }),
+  retry: z.object({ ...threadKey, turnId: engineId.optional() }),
+  fork: z.object({ ...threadKey, atItemId: engineId.optional() }),
+  delete: z.object(threadKey),
+  setTitle: z.object({
+    ...threadKey,
+    title: z.string().trim().min(1).max(500).refine(isWellFormed, "Title has a lone surrogate"),
+  }),
+  queueItem: z.object({ ...threadKey, queueId: engineId }),
+  compact: z.object(threadKey),
+};
+
+/** `list` options. */
+export interface ListOptions {
+  limit?: number;
+  cursor?: string;
+}
+/** `history` options. */
+export interface HistoryOptions {
+  limit?: number;
+  before?: string;
+}
+/** `waitForIdle` options. */
+export interface WaitOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+/** `subscribe` options (and any other that only takes a signal). */
+export interface SignalOptions {
+  signal?: AbortSignal;
+}
+
+const signalSchema = z.custom<AbortSignal>(
+  (value) => typeof AbortSignal !== "undefined" && value instanceof AbortSignal,
+  "signal must be an AbortSignal",
+);
+const pageLimit = z.number().int().min(1).max(500);
+
+/** The options of queries; each may be omitted, but `null` or a wrong type is `invalid_input`. */
+export interface QuerySchemas {
+  list: z.ZodType<ListOptions | undefined>;
+  history: z.ZodType<HistoryOptions | undefined>;
+  waitForIdle: z.ZodType<WaitOptions | undefined>;
+  signalOnly: z.ZodType<SignalOptions | undefined>;
+}
+
+/** Schemas of query options. */
+export const querySchemas: QuerySchemas = {
+  list: z.object({ limit: pageLimit.optional(), cursor: z.string().max(512).optional() })
+    .optional(),
+  history: z.object({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
+  waitForIdle: z.object({
+    signal: signalSchema.optional(),
+    // NaN, Infinity, strings and negatives would wait forever or not at all.
+    timeoutMs: z.number().finite().min(0).optional(),
+  }).optional(),
+  signalOnly: z.object({ signal: signalSchema.optional() }).optional(),
+};

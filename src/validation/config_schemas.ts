@@ -1,0 +1,125 @@
+/**
+ * Schemas of the configuration objects hosts pass: `defineTool`,
+ * `defineAgent` and `openHost` options. They check types and ranges only;
+ * the functions that take them add what a schema cannot say (a tool made by
+ * `defineTool`, duplicate tool names).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const nonNegative = z.number().finite().min(0);
+const positiveInt = z.number().int().min(1);
+const fn = (what: string) =>
+  z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
+    message: `${what} must be a function`,
+  });
+
+/** A zod schema from any copy of zod 4 (duck-typed: the host may bundle its own). */
+const zodSchema = z.custom<z.ZodType>(
+  (value) =>
+    typeof value === "object" && value !== null &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function" &&
+    "_zod" in value,
+  { message: "input must be a zod schema" },
+);
+
+/** What `defineTool` checks in its specification (the handler's types come from the tool). */
+export interface ToolSpecShape {
+  name: string;
+  description: string;
+  input: z.ZodType;
+  effect?: "none" | "read" | "write" | "network" | "shell";
+  permission?: "allow" | "ask" | "deny" | ((...args: never[]) => unknown);
+  execute: (...args: never[]) => unknown;
+}
+
+/** The shape of a tool specification. */
+export const toolSpecSchema: z.ZodType<ToolSpecShape> = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "name: letters, digits, _ and -, at most 64"),
+  description: z.string().max(10_000),
+  input: zodSchema,
+  effect: z.enum(["none", "read", "write", "network", "shell"]).optional(),
+  permission: z.union([z.enum(["allow", "ask", "deny"]), fn("permission")]).optional(),
+  execute: fn("execute"),
+});
+
+/** What `defineAgent` checks in its configuration. */
+export interface AgentConfigShape {
+  id: string;
+  name?: string;
+  systemPrompt: string;
+  gateway: { info: object; stream: (...args: never[]) => unknown };
+  tools?: unknown[];
+  context?: { windowTokens?: number; maxOutputTokens?: number; modelMaxOutputTokens?: number };
+  maxSteps?: number;
+  providerRetry?: {
+    disabled?: boolean;
+    delaysMs?: number[];
+    maxTimeoutRetries?: number;
+    windowMs?: number;
+  };
+  timeouts?: { firstOutputMs?: number; betweenOutputsMs?: number; attemptMs?: number };
+  askUser?: boolean;
+}
+
+const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
+  (value) =>
+    typeof value === "object" && value !== null &&
+    typeof (value as { stream?: unknown }).stream === "function" &&
+    typeof (value as { info?: unknown }).info === "object" &&
+    (value as { info?: unknown }).info !== null,
+  { message: "gateway must implement the Gateway contract (info and stream)" },
+);
+
+/** The shape of an agent configuration. */
+export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
+  id: z.string().max(256).refine((id) => id.trim() !== "", "Agent id is empty"),
+  name: z.string().max(256).optional(),
+  systemPrompt: z.string(),
+  gateway: gatewaySchema,
+  tools: z.array(z.unknown()).optional(),
+  context: z.object({
+    windowTokens: positiveInt.optional(),
+    maxOutputTokens: positiveInt.optional(),
+    modelMaxOutputTokens: positiveInt.optional(),
+  }).optional(),
+  maxSteps: positiveInt.optional(),
+  providerRetry: z.object({
+    disabled: z.boolean().optional(),
+    delaysMs: z.array(nonNegative).max(100).optional(),
+    maxTimeoutRetries: z.number().int().min(0).optional(),
+    windowMs: nonNegative.optional(),
+  }).optional(),
+  timeouts: z.object({
+    firstOutputMs: nonNegative.optional(),
+    betweenOutputsMs: nonNegative.optional(),
+    attemptMs: nonNegative.optional(),
+  }).optional(),
+  askUser: z.boolean().optional(),
+});
+
+/** What `openHost` checks in its options. */
+export interface HostOptionsShape {
+  store: object;
+  onEvent?: (...args: never[]) => unknown;
+  hostId?: string;
+  leaseTtlMs?: number;
+}
+
+const storeSchema = z.custom<object>(
+  (value) =>
+    typeof value === "object" && value !== null &&
+    ["getMany", "list", "commit", "close"].every((method) =>
+      typeof (value as Record<string, unknown>)[method] === "function"
+    ),
+  { message: "store must be a KvStore (getMany, list, commit, close)" },
+);
+
+/** The shape of `openHost` options. */
+export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
+  store: storeSchema,
+  onEvent: fn("onEvent").optional(),
+  hostId: z.string().max(256).refine((id) => id.trim() !== "", "hostId is empty").optional(),
+  leaseTtlMs: z.number().finite().min(30).optional(),
+});
