@@ -238,7 +238,10 @@ async function loop(
       () => host.newId("artifact"),
     );
     host.batchStarted(batch);
-    const { outcomes, artifacts } = await batch;
+    // A handler may ignore its signal: once the tools are told to stop
+    // (immediate cancel, shutdown, delete), the run stops waiting for them
+    // and whatever they return later is dropped.
+    const { outcomes, artifacts } = await untilAborted(batch, host.toolSignal);
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,
@@ -278,6 +281,16 @@ async function loop(
       return;
     }
   }
+}
+
+/** `work`, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function describeProviderError(error: ProviderError): Record<string, unknown> {

@@ -25,7 +25,9 @@ export interface StoredStructured {
 export function storableStructured(value: unknown): HostOutcome<StoredStructured> {
   return callHostCodeSync((): StoredStructured => {
     const dropped = firstUnstorable(value);
-    if (dropped) throw new Error(`it contains a ${dropped}, which cannot be stored`);
+    if (dropped) {
+      throw new Error(`it contains ${dropped.startsWith("nesting") ? "" : "a "}${dropped}`);
+    }
     const { json, meta } = superjson.serialize(value);
     // The journal writes JSON; prove now that it can, rather than fail the commit.
     JSON.stringify(json);
@@ -48,22 +50,34 @@ export function restoreStructured(stored: StoredStructured): unknown {
   });
 }
 
-/** The first function or symbol reachable in `value` (iterative, so depth cannot overflow). */
+/**
+ * Deepest nesting stored. superjson and JSON recurse once per level, and how
+ * deep they can go differs between runtimes; one limit gives one answer.
+ */
+export const MAX_STRUCTURED_DEPTH = 256;
+
+/**
+ * What in `value` cannot be stored: a function, a symbol, or nesting beyond
+ * {@link MAX_STRUCTURED_DEPTH}. Iterative, so depth cannot overflow here.
+ */
 function firstUnstorable(value: unknown): string | undefined {
   const seen = new Set<object>();
-  const stack: unknown[] = [value];
+  const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
-    const next = stack.pop();
+    const [next, depth] = stack.pop()!;
     if (typeof next === "function") return "function";
     if (typeof next === "symbol") return "symbol";
     if (typeof next !== "object" || next === null || seen.has(next)) continue;
+    if (depth >= MAX_STRUCTURED_DEPTH) return `nesting deeper than ${MAX_STRUCTURED_DEPTH} levels`;
     seen.add(next);
     if (next instanceof Map) {
-      for (const [key, item] of next) stack.push(key, item);
+      for (const [key, item] of next) stack.push([key, depth + 1], [item, depth + 1]);
     } else if (next instanceof Set) {
-      for (const item of next) stack.push(item);
+      for (const item of next) stack.push([item, depth + 1]);
     } else {
-      for (const key of Object.keys(next)) stack.push((next as Record<string, unknown>)[key]);
+      for (const key of Object.keys(next)) {
+        stack.push([(next as Record<string, unknown>)[key], depth + 1]);
+      }
     }
   }
   return undefined;

@@ -95,6 +95,9 @@ export async function openHost(options: HostOptions): Promise<Host> {
   return new EngineHost(journal, ownership, observe, options.onEvent !== undefined);
 }
 
+/** How long `shutdown()` without a signal waits for runs that ignore their abort. */
+export const SHUTDOWN_WAIT_MS = 8_000;
+
 class EngineHost implements Host {
   readonly #journal: Journal;
   readonly #observe: (event: ObservationEvent) => void;
@@ -142,7 +145,13 @@ class EngineHost implements Host {
     }
     const resolveAgent = async (threadId: string, turnId: string): Promise<Agent> => {
       if (agent) return agent;
-      const made = await factory!({ threadId, turnId });
+      let made: unknown;
+      try {
+        made = await factory!({ threadId, turnId });
+      } catch (cause) {
+        if (cause instanceof FloretError) throw cause;
+        throw new FloretError("invalid_input", "agentFactory failed", { cause });
+      }
       if (!isAgent(made)) {
         throw new FloretError(
           "invalid_input",
@@ -192,17 +201,18 @@ class EngineHost implements Host {
     const runs = actors.flatMap((actor) => (actor.run ? [actor.run] : []));
     for (const run of runs) run.stop("The host is shutting down");
     const settled = Promise.all(runs.map((run) => run.done));
-    if (signal) {
-      await Promise.race([
-        settled,
-        new Promise<void>((resolve) => {
-          if (signal.aborted) resolve();
-          signal.addEventListener("abort", () => resolve(), { once: true });
-        }),
-      ]);
-    } else {
-      await settled;
-    }
+    // Host code may ignore its abort signal; shutdown still returns, bounded
+    // by the caller's signal or, without one, by SHUTDOWN_WAIT_MS.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      settled,
+      new Promise<void>((resolve) => {
+        if (signal?.aborted) return resolve();
+        signal?.addEventListener("abort", () => resolve(), { once: true });
+        if (!signal) timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     this.#leases.stop();
     for (const actor of actors) actor.publisher.close();
     await this.#journal.close();
