@@ -70,6 +70,8 @@ export interface FaultyStore extends KvStore {
   readonly inner: KvStore;
   /** Commits made (landed), all kinds. */
   readonly landed: number;
+  /** Commits asked for, faulted or not. */
+  readonly attempts: number;
   /** Overwrites a stored value with raw bytes (for shape tests). */
   poke(key: KvKey, bytes: Uint8Array): Promise<void>;
 }
@@ -84,6 +86,7 @@ export function faultyStore(inner: KvStore = memoryStore()): FaultyStore {
     closeThrows: false,
   };
   let landed = 0;
+  let attempts = 0;
   const read = <T>(op: () => Promise<T>): Promise<T> =>
     faults.readsFail ? Promise.reject(new Error("injected read failure")) : op();
   return {
@@ -92,9 +95,18 @@ export function faultyStore(inner: KvStore = memoryStore()): FaultyStore {
     get landed() {
       return landed;
     },
+    get attempts() {
+      return attempts;
+    },
     getMany: (keys) => read(() => inner.getMany(keys)),
     list: (selector, options) => read(() => inner.list(selector, options)),
     async commit(op: KvCommit) {
+      attempts++;
+      // A faulted commit yields a macrotask, so a watchdog can still fire
+      // when the engine loops on faults.
+      if (faults.throwCommits > 0 || faults.staleCommits > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
       if (faults.throwCommits > 0) {
         faults.throwCommits--;
         throw new Error("injected commit failure");
