@@ -149,7 +149,7 @@ describe("robustness: host code inside a run", () => {
           z.object({ n: z.number() }).refine(() => {
             throw new TypeError("refine broke");
           }),
-          z.object({ n: z.number() }).refine(async () => true),
+          z.object({ n: z.number() }).refine(() => Promise.resolve(true)),
         ]
       ) {
         const { e, view } = await oneCall(() => "ran", { input });

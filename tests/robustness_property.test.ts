@@ -11,6 +11,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import fc from "fast-check";
 import { z } from "zod";
 import {
@@ -28,11 +29,7 @@ import { callEvents, faultyStore, watchdog } from "./support/robust.ts";
 /** How long a check point may wait for the thread to settle. */
 const IDLE_BOUND_MS = 8_000;
 
-// deno-lint-ignore no-explicit-any
-const env = (name: string): string | undefined =>
-  (globalThis as any).process?.env?.[name] ??
-    // deno-lint-ignore no-explicit-any
-    (globalThis as any).Deno?.env?.get?.(name);
+const env = (name: string): string | undefined => process.env[name];
 const RUNS = Number(env("FLORET_PROPERTY_RUNS") ?? 150);
 const SEED = env("FLORET_PROPERTY_SEED");
 

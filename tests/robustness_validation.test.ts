@@ -132,7 +132,7 @@ describe("robustness: validation of every public entry", () => {
         });
         assert.ok(error.message.length > 0, name);
       }
-      await rejectsWith(async () => t.subscribe(threadId, null), "invalid_input");
+      await rejectsWith(() => t.subscribe(threadId, null), "invalid_input");
       await e.host.shutdown();
     });
   });
