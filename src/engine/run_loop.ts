@@ -10,6 +10,7 @@ import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../j
 import type { HistoryReader } from "../projection/history_model.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
+import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
@@ -86,42 +87,6 @@ export async function runTurn(
       .catch((endError) => {
         throw commits.causeOf(endError) ?? endError;
       });
-  }
-}
-
-/** Tells a failed commit (the store's problem) from anything else that broke in the loop. */
-class CommitFailures {
-  readonly #failures = new WeakMap<object, unknown>();
-  /** The step whose live text is showing, dropped when the turn fails. */
-  liveStep: number | undefined;
-
-  /** The host with every commit's failure marked. */
-  wrap(host: RunHost): RunHost {
-    const mark = <T>(promise: Promise<T>): Promise<T> =>
-      promise.catch((error: unknown) => {
-        const marker = new Error("commit failed");
-        this.#failures.set(marker, error);
-        throw marker;
-      });
-    return Object.assign(Object.create(host) as RunHost, {
-      liveDelta: (step: number, kind: "thinking" | "assistant", delta: string) => {
-        this.liveStep = step;
-        host.liveDelta(step, kind, delta);
-      },
-      commitStep: (step: NewStep, end?: { outcome: TurnOutcome }) =>
-        mark(host.commitStep(step, end)),
-      commitResults: (results: NewResults, artifacts: Artifact[]) =>
-        mark(host.commitResults(results, artifacts)),
-      endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
-        mark(host.endTurn(outcome, failure)),
-    });
-  }
-
-  /** The commit's own error when `error` marks a failed commit. */
-  causeOf(error: unknown): unknown {
-    return typeof error === "object" && error !== null && this.#failures.has(error)
-      ? this.#failures.get(error) ?? error
-      : undefined;
   }
 }
 

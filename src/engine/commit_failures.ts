@@ -1,0 +1,77 @@
+/**
+ * Inside a run, a failed commit is the store's problem (the turn is settled
+ * once the store answers again), while anything else that throws is a broken
+ * contract (the turn fails with `engine_contract`). This wrapper marks every
+ * commit's failure so the run loop can tell the two apart.
+ *
+ * @module
+ */
+import type { TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type { HistoryReader } from "../projection/history_model.ts";
+import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
+import type { Artifact } from "./tool_runner.ts";
+
+/** Marks the failures of a run host's commits. */
+export class CommitFailures {
+  readonly #failures = new WeakMap<object, unknown>();
+  /** The step whose live text is showing, dropped when the turn fails. */
+  liveStep: number | undefined;
+
+  /**
+   * The host with every commit's failure marked (and live steps tracked).
+   *
+   * @param host the thread's side of the run
+   * @returns a host that delegates every call to `host`
+   */
+  wrap(host: RunHost): RunHost {
+    const mark = <T>(commit: () => Promise<T>): Promise<T> => {
+      let pending: Promise<T>;
+      try {
+        pending = commit();
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      return pending.catch((error: unknown) => {
+        const marker = new Error("A commit of the run failed", { cause: error });
+        this.#failures.set(marker, error);
+        throw marker;
+      });
+    };
+    return {
+      get history(): HistoryReader {
+        return host.history;
+      },
+      signal: host.signal,
+      toolSignal: host.toolSignal,
+      observing: host.observing,
+      stopRequested: () => host.stopRequested(),
+      progress: (phase, step, attempt) => host.progress(phase, step, attempt),
+      liveDelta: (step, kind, delta) => {
+        this.liveStep = step;
+        host.liveDelta(step, kind, delta);
+      },
+      dropLive: (step) => host.dropLive(step),
+      commitStep: (step: NewStep, end?: { outcome: TurnOutcome }) =>
+        mark(() => host.commitStep(step, end)),
+      commitResults: (results: NewResults, artifacts: Artifact[]) =>
+        mark(() => host.commitResults(results, artifacts)),
+      endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
+        mark(() => host.endTurn(outcome, failure)),
+      batchStarted: (batch) => host.batchStarted(batch),
+      observe: (type, detail) => host.observe(type, detail),
+      newId: (prefix) => host.newId(prefix),
+    };
+  }
+
+  /**
+   * The commit's own error when `error` marks a failed commit.
+   *
+   * @param error what the loop threw
+   * @returns the commit's error, or `undefined` for anything else
+   */
+  causeOf(error: unknown): unknown {
+    return typeof error === "object" && error !== null && this.#failures.has(error)
+      ? this.#failures.get(error)
+      : undefined;
+  }
+}
