@@ -325,7 +325,6 @@ let ran = 0;
 describe("robustness: property", () => {
   test(
     `random commands, tool behaviours and store faults (${RUNS} sequences)`,
-    { todo: "phase 2: runs settle by themselves after store faults" },
     async () => {
       await watchdog(Math.max(120_000, RUNS * 2_000), async () => {
         const details = await fc.check(

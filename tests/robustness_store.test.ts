@@ -64,7 +64,6 @@ describe("robustness: store faults", () => {
 
   test(
     "a run whose commit throws settles its turn by itself once the store answers again",
-    { todo: "phase 2: settle a failed run's turn by itself" },
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -87,7 +86,6 @@ describe("robustness: store faults", () => {
 
   test(
     "a run whose store stays down keeps the turn honest and settles once it is back",
-    { todo: "phase 2: probe the store with backoff" },
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -109,7 +107,6 @@ describe("robustness: store faults", () => {
 
   test(
     "a lost reply on send: a replay returns the thread as it is now, and the turn runs or is settled",
-    { todo: "phase 2: resolve an ambiguous commit by reading" },
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -131,7 +128,6 @@ describe("robustness: store faults", () => {
 
   test(
     "a lost reply on create and setTitle: the replay returns the committed result",
-    { todo: "phase 2: resolve an ambiguous commit by reading" },
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -154,7 +150,6 @@ describe("robustness: store faults", () => {
 
   test(
     "a store that keeps answering { ok: false }: openHost fails with storage_failure, bounded",
-    { todo: "phase 2: bounded re-planning" },
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -167,7 +162,6 @@ describe("robustness: store faults", () => {
 
   test(
     "a store that keeps answering { ok: false }: every command fails with storage_failure, bounded",
-    { todo: "phase 2: bounded re-planning" },
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();

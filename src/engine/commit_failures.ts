@@ -9,7 +9,7 @@
 import type { TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
-import type { Artifact } from "./tool_runner.ts";
+import type { Artifact } from "../projection/view_types.ts";
 
 /** Marks the failures of a run host's commits. */
 export class CommitFailures {

@@ -70,18 +70,32 @@ export class Journal {
   static async open(store: KvStore): Promise<Journal> {
     const journal = new Journal(store);
     const [marker] = await guard(() => store.getMany([keys.schema()]));
-    if (marker === null) {
+    if (!marker) {
       const result = await guard(() =>
         store.commit({
           checks: [{ key: keys.schema(), version: null }],
           set: [{ key: keys.schema(), value: encodeValue({ version: STORE_SCHEMA_VERSION }) }],
         })
       );
-      if (!result.ok) return Journal.open(store); // another process initialised it first
-      return journal;
+      if (result.ok) return journal;
+      // Refused: another process initialised the store first, so the marker
+      // is there now. If it is not, the store refuses writes it should take.
+      const [written] = await guard(() => store.getMany([keys.schema()]));
+      if (!written) {
+        throw new FloretError(
+          "storage_failure",
+          "The store refused to write the schema marker, and none is there",
+        );
+      }
+      return Journal.#checked(journal, written.value);
     }
+    return Journal.#checked(journal, marker.value);
+  }
+
+  /** The journal, once the marker says this engine can read the store. */
+  static #checked(journal: Journal, marker: Uint8Array): Journal {
     const { version } = decodeValue<{ version: number }>(
-      marker.value,
+      marker,
       schemaMarkerShape,
       "schema marker",
     );
@@ -265,8 +279,19 @@ export class Journal {
     for (;;) {
       const rows = await guard(() => this.#store.list({ prefix }, { limit: 256 }));
       if (rows.length === 0) return;
-      await guard(() => this.#store.commit({ delete: rows.map((row) => row.key) }));
+      await this.deleteKeys(rows.map((row) => row.key));
     }
+  }
+
+  /**
+   * Deletes keys outside any thread commit (index and garbage keys).
+   *
+   * @throws {FloretError} `storage_failure` when the store fails or refuses
+   */
+  async deleteKeys(keys: KvKey[]): Promise<void> {
+    const result = await guard(() => this.#store.commit({ delete: keys }));
+    // An unchecked delete cannot lose a race; a refusal is a broken store.
+    if (!result.ok) throw new FloretError("storage_failure", "The store refused a delete");
   }
 }
 

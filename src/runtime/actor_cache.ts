@@ -6,7 +6,9 @@
  */
 import { FloretError } from "../errors.ts";
 import type { Journal } from "../journal/journal.ts";
+import { settleWhenStoreAnswers } from "./failed_commit.ts";
 import { Publisher } from "./publisher.ts";
+import { StoreProbes } from "./store_probe.ts";
 import { ThreadActor } from "./thread_actor.ts";
 import type { Ownership } from "./ownership.ts";
 
@@ -20,6 +22,7 @@ export class ActorCache {
   readonly #actors = new Map<string, ThreadActor>();
   readonly #loading = new Map<string, Promise<ThreadActor | null>>();
   readonly #publishers = new Map<string, Publisher>();
+  readonly #probes = new StoreProbes();
 
   constructor(journal: Journal, ownership: Ownership) {
     this.#journal = journal;
@@ -51,6 +54,7 @@ export class ActorCache {
         threadId,
         this.publisher(threadId),
         this.#ownership,
+        (actor) => this.settleWhenStoreAnswers(actor),
       );
       this.#loading.set(threadId, loading);
       loading.then((actor) => {
@@ -76,6 +80,19 @@ export class ActorCache {
     if (!actor.run) await actor.exclusive(() => actor.sync());
     actor.assertLive();
     return actor;
+  }
+
+  /**
+   * A commit on `actor` failed, or a run died on one: once the store answers
+   * again, read the thread afresh and settle a turn left without a run.
+   */
+  settleWhenStoreAnswers(actor: ThreadActor): void {
+    settleWhenStoreAnswers(this.#probes, actor);
+  }
+
+  /** Stops probing stores (shutdown). */
+  stopProbes(): void {
+    this.#probes.stop();
   }
 
   /** The actor of a thread if it is in memory. */

@@ -172,6 +172,7 @@ class EngineHost implements Host {
           this.#actors.trim();
           this.#leases.runEnded();
         },
+        settleWhenStoreAnswers: (actor) => this.#actors.settleWhenStoreAnswers(actor),
       },
       assertOpen: () => {
         if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
@@ -214,6 +215,7 @@ class EngineHost implements Host {
     ]);
     clearTimeout(timer);
     this.#leases.stop();
+    this.#actors.stopProbes();
     for (const actor of actors) actor.publisher.close();
     await this.#journal.close();
   }

@@ -12,6 +12,7 @@ import { keys } from "../journal/keys.ts";
 import type { ObservationEvent } from "../observation/events.ts";
 import { Publisher } from "./publisher.ts";
 import { planSettlement } from "./settle_turn.ts";
+import { retryStale } from "./stale_retry.ts";
 import { ThreadActor } from "./thread_actor.ts";
 import type { Ownership } from "./ownership.ts";
 
@@ -29,17 +30,22 @@ export async function recoverThreads(
   for (const threadId of await journal.activeThreadIds()) {
     const actor = await ThreadActor.load(journal, threadId, new Publisher(), ownership);
     if (!actor) {
-      await journal.store.commit({ delete: [keys.active(threadId)] });
+      await journal.deleteKeys([keys.active(threadId)]);
       continue;
     }
-    const active = actor.record.active;
-    if (active && !actor.abandoned) continue; // another live host runs it
-    const change = planSettlement(actor, "interrupted");
-    if (!change || !active) {
-      await actor.commit({ record: actor.record, delete: [keys.active(threadId)] });
-      continue;
-    }
-    await actor.commit(change);
+    // Another writer may move the record meanwhile: plan again on what it wrote.
+    const active = await retryStale(async () => {
+      const active = actor.record.active;
+      if (active && !actor.abandoned) return undefined; // another live host runs it
+      const change = planSettlement(actor, "interrupted");
+      if (!change || !active) {
+        await actor.commit({ record: actor.record, delete: [keys.active(threadId)] });
+        return undefined;
+      }
+      await actor.commit(change);
+      return active;
+    });
+    if (!active) continue;
     settled++;
     observe({
       type: "turn.recovered",

@@ -35,6 +35,7 @@ async function driveRun(
 ): Promise<ActiveRun | undefined> {
   const host = new ThreadRunHost(actor, run, deps);
   host.observe("turn.started", {});
+  let failed = false;
   try {
     await runTurn(run.agent, host, {
       threadId: actor.threadId,
@@ -42,15 +43,16 @@ async function driveRun(
       runId: run.runId,
     });
   } catch (error) {
-    // A store failure mid-run: the turn stays active in the journal and is
-    // settled like a crash by the next command on this thread.
+    // Only a failed commit gets here (runTurn turns anything else into a
+    // turn failure): the store did not answer, so the turn may still be
+    // active in the journal with no run behind it.
+    failed = true;
     host.observe("run.failed", { message: error instanceof Error ? error.message : String(error) });
-    await actor.exclusive(() => actor.refresh()).catch(noop);
   } finally {
     actor.endRun(run);
     run.finished();
   }
+  // Settle it as soon as the store answers again, without waiting for a command.
+  if (failed) deps.settleWhenStoreAnswers(actor);
   return host.handedOver;
 }
-
-function noop(): void {}

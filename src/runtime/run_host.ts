@@ -28,6 +28,8 @@ export interface RunDeps extends AgentResolver {
   onRunStart(): void;
   /** The runs of a thread finished (the actor may be evicted from the cache). */
   onRunEnd(actor: ThreadActor): void;
+  /** A run died on a failed commit: settle its turn once the store answers again. */
+  settleWhenStoreAnswers(actor: ThreadActor): void;
 }
 
 /** One run's link to its thread. */

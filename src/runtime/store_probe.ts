@@ -14,45 +14,63 @@ export const PROBE_FIRST_DELAY_MS = 20;
 /** The longest pause between two probes, in ms. */
 export const PROBE_MAX_DELAY_MS = 2_000;
 
+interface Probe {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Asked for again while an attempt ran: run once more after it. */
+  again: boolean;
+}
+
 /** One probe per key (a thread), stoppable all at once at shutdown. */
 export class StoreProbes {
-  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #probes = new Map<string, Probe>();
   #stopped = false;
 
   /**
    * Runs `attempt` after a short pause, and again with a doubling pause
-   * (at most {@link PROBE_MAX_DELAY_MS}) while it throws. A key already
-   * being probed is left to its probe.
+   * (at most {@link PROBE_MAX_DELAY_MS}) while it throws. Asking again for
+   * a key that is being probed runs the attempt once more after the current
+   * one, so a request made while an attempt was under way is never lost.
    *
    * @param key what is probed (a thread id)
    * @param attempt re-reads and settles; throws while the store fails
    */
   start(key: string, attempt: () => Promise<void>): void {
-    if (this.#stopped || this.#timers.has(key)) return;
-    const run = (delay: number): void => {
-      const timer = setTimeout(async () => {
+    if (this.#stopped) return;
+    const existing = this.#probes.get(key);
+    if (existing) {
+      existing.again = true;
+      return;
+    }
+    const probe: Probe = { timer: undefined, again: false };
+    this.#probes.set(key, probe);
+    const schedule = (delay: number): void => {
+      probe.timer = setTimeout(async () => {
+        probe.timer = undefined;
+        probe.again = false;
+        let failed = false;
         try {
           await attempt();
-          this.#timers.delete(key);
         } catch {
-          if (this.#stopped) return;
-          run(Math.min(delay * 2, PROBE_MAX_DELAY_MS));
+          failed = true;
         }
+        if (this.#stopped) return;
+        if (failed) return schedule(Math.min(delay * 2, PROBE_MAX_DELAY_MS));
+        if (probe.again) return schedule(PROBE_FIRST_DELAY_MS);
+        this.#probes.delete(key);
       }, delay);
-      this.#timers.set(key, timer);
     };
-    run(PROBE_FIRST_DELAY_MS);
+    schedule(PROBE_FIRST_DELAY_MS);
   }
 
   /** Whether a key is being probed. */
   has(key: string): boolean {
-    return this.#timers.has(key);
+    return this.#probes.has(key);
   }
 
   /** Stops every probe (shutdown). */
   stop(): void {
     this.#stopped = true;
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
+    for (const probe of this.#probes.values()) clearTimeout(probe.timer);
+    this.#probes.clear();
   }
 }

@@ -51,27 +51,37 @@ export class ThreadActor {
   #tail: Promise<unknown> = Promise.resolve();
   #queued = 0;
   readonly #statusWaiters = new Set<() => void>();
+  /** A commit failed: memory may differ from the store until the next read. */
+  #unsure = false;
+  readonly #onCommitFailed: ((actor: ThreadActor) => void) | undefined;
 
   private constructor(
     threadId: string,
     journal: Journal,
     publisher: Publisher,
     ownership: Ownership,
+    onCommitFailed: ((actor: ThreadActor) => void) | undefined,
   ) {
     this.threadId = threadId;
     this.journal = journal;
     this.publisher = publisher;
     this.ownership = ownership;
+    this.#onCommitFailed = onCommitFailed;
   }
 
-  /** Loads a thread from the journal; `null` when it does not exist or is deleted. */
+  /**
+   * Loads a thread from the journal; `null` when it does not exist or is deleted.
+   *
+   * @param onCommitFailed told when a commit of this actor throws (its outcome is unknown)
+   */
   static async load(
     journal: Journal,
     threadId: string,
     publisher: Publisher,
     ownership: Ownership,
+    onCommitFailed?: (actor: ThreadActor) => void,
   ): Promise<ThreadActor | null> {
-    const actor = new ThreadActor(threadId, journal, publisher, ownership);
+    const actor = new ThreadActor(threadId, journal, publisher, ownership, onCommitFailed);
     return (await actor.#reload()) ? actor : null;
   }
 
@@ -106,10 +116,19 @@ export class ThreadActor {
     return this.record.status;
   }
 
-  /** Runs `fn` after every earlier command of this thread has finished. */
+  /**
+   * Runs `fn` after every earlier command of this thread has finished. After
+   * a failed commit, the thread is read again first: the commit may have
+   * landed (its reply lost), and only the store can say.
+   */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     this.#queued++;
-    const result = this.#tail.then(fn).finally(() => this.#queued--);
+    const result = this.#tail
+      .then(async () => {
+        if (this.#unsure) await this.#reload();
+        return await fn();
+      })
+      .finally(() => this.#queued--);
     this.#tail = result.then(noop, noop);
     return result;
   }
@@ -131,14 +150,21 @@ export class ThreadActor {
     let seq = this.#lastSeq;
     const entries = (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
     const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
-    const version = await this.journal.commit({
-      expected: this.#current,
-      record,
-      entries,
-      request: change.request,
-      set: change.set,
-      delete: change.delete,
-    });
+    let version: string | null;
+    try {
+      version = await this.journal.commit({
+        expected: this.#current,
+        record,
+        entries,
+        request: change.request,
+        set: change.set,
+        delete: change.delete,
+      });
+    } catch (error) {
+      this.#unsure = true;
+      this.#onCommitFailed?.(this);
+      throw error;
+    }
     if (version === null) {
       await this.#reload();
       throw new StaleThreadError(this.threadId);
@@ -300,6 +326,7 @@ export class ThreadActor {
       return false;
     }
     const entries = await this.journal.readPath(current.record);
+    this.#unsure = false;
     this.#projections = new ThreadProjections(this.publisher);
     this.#current = current;
     this.#titleShown = current.record.title;

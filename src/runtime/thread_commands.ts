@@ -114,7 +114,7 @@ export async function deleteThread(
   ctx.actors.forget(threadId);
   if (!deleted) return;
   if (actor.record.parentThreadId) {
-    await ctx.journal.store.commit({ delete: [keys.child(actor.record.parentThreadId, threadId)] });
+    await ctx.journal.deleteKeys([keys.child(actor.record.parentThreadId, threadId)]);
   }
   await collectIfUnread(ctx, threadId);
 }
@@ -132,6 +132,6 @@ async function collectIfUnread(ctx: ServiceContext, threadId: string): Promise<v
   await ctx.journal.purge(keys.artifactsOf(threadId));
   const base = current.record.base;
   if (!base) return;
-  await ctx.journal.store.commit({ delete: [keys.fork(base.threadId, threadId)] });
+  await ctx.journal.deleteKeys([keys.fork(base.threadId, threadId)]);
   await collectIfUnread(ctx, base.threadId);
 }

@@ -7,6 +7,7 @@
  */
 import type { ZodType } from "zod";
 import type { Agent } from "../config/agent.ts";
+import { describeThrown } from "../engine/host_code.ts";
 import { FloretError } from "../errors.ts";
 import { cancel } from "./cancel_command.ts";
 import { commandSchemas, querySchemas } from "../validation/command_schemas.ts";
@@ -111,11 +112,16 @@ export interface ThreadService {
  * @param staticAgent the agent when the host passed `{ agent }` (for context figures)
  */
 export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): ThreadService {
-  // Every failure, validation included, arrives as a rejected promise.
+  // Every failure, validation included, arrives as a rejected promise, and
+  // as a FloretError: the one place a stray error is given a code.
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-      ctx.assertOpen();
-      return await fn(...args);
+      try {
+        ctx.assertOpen();
+        return await fn(...args);
+      } catch (error) {
+        throw asFloretError(error);
+      }
     };
   const windowOf = (): number =>
     staticAgent?.context.windowTokens ??
@@ -180,4 +186,18 @@ function parseCommand<K extends keyof typeof commandSchemas>(
 ): typeof commandSchemas[K] extends ZodType<infer T> ? T : never {
   const schema: ZodType<unknown> = commandSchemas[name];
   return parseInput(schema, input, `${name} input`) as never;
+}
+
+/**
+ * Any error a command lets through as a {@link FloretError}. Store and
+ * validation failures already are; anything else is an engine failure while
+ * talking to the store, reported as `storage_failure` with its cause kept.
+ */
+function asFloretError(error: unknown): FloretError {
+  if (error instanceof FloretError) return error;
+  return new FloretError(
+    "storage_failure",
+    `The command failed inside the engine: ${describeThrown(error)}`,
+    { cause: error },
+  );
 }
