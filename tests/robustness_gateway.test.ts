@@ -15,7 +15,13 @@ import {
   type ToolDefinition,
 } from "@floret/engine";
 import { lastTurn } from "./support/engine.ts";
-import { answerEvents, callEvents, misbehavingGateway, watchdog } from "./support/robust.ts";
+import {
+  answerEvents,
+  callEvents,
+  misbehavingGateway,
+  TIMEOUT,
+  watchdog,
+} from "./support/robust.ts";
 
 const WATCHDOG_MS = 15_000;
 
@@ -37,7 +43,7 @@ async function start(gateway: Gateway, tools: ToolDefinition[] = [], firstOutput
 }
 
 describe("robustness: gateways and tools that ignore their abort signal", () => {
-  test("the first-output timeout fires even when the iterator never answers", async () => {
+  test("the first-output timeout fires even when the iterator never answers", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const gateway = misbehavingGateway([{ kind: "deaf" }]);
       const { host, threads, threadId } = await start(gateway, [], 50);
@@ -48,7 +54,7 @@ describe("robustness: gateways and tools that ignore their abort signal", () => 
     });
   });
 
-  test("cancel returns and settles the turn while the gateway never answers", async () => {
+  test("cancel returns and settles the turn while the gateway never answers", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const { host, threads, threadId } = await start(misbehavingGateway([{ kind: "deaf" }]));
       const { view } = await threads.cancel({ threadId, requestKey: "x" });
@@ -58,14 +64,14 @@ describe("robustness: gateways and tools that ignore their abort signal", () => 
     });
   });
 
-  test("shutdown() without a signal returns while the gateway never answers", async () => {
+  test("shutdown() without a signal returns while the gateway never answers", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const { host } = await start(misbehavingGateway([{ kind: "deaf" }]));
       await host.shutdown();
     });
   });
 
-  test("an abandoned stream's later events are ignored", async () => {
+  test("an abandoned stream's later events are ignored", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const gateway = misbehavingGateway([{
         kind: "late",
@@ -84,7 +90,7 @@ describe("robustness: gateways and tools that ignore their abort signal", () => 
     });
   });
 
-  test("a tool that ignores its signal: cancel and shutdown() still return", async () => {
+  test("a tool that ignores its signal: cancel and shutdown() still return", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const started = manual();
       const hang = defineTool({

@@ -9,7 +9,13 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineAgent, defineTool, memoryStore, openHost, type ThreadView } from "@floret/engine";
 import { engine, lastTurn, sendAndWait } from "./support/engine.ts";
-import { answerEvents, callEvents, misbehavingGateway, watchdog } from "./support/robust.ts";
+import {
+  answerEvents,
+  callEvents,
+  misbehavingGateway,
+  TIMEOUT,
+  watchdog,
+} from "./support/robust.ts";
 
 const WATCHDOG_MS = 15_000;
 const tools = (view: ThreadView) =>
@@ -71,21 +77,25 @@ describe("robustness: host code inside a run", () => {
     }],
   ];
   for (const [name, make] of thrownValues) {
-    test(`a handler throwing ${name} gives an error result; the turn completes`, async () => {
-      await watchdog(WATCHDOG_MS, async () => {
-        const { e, view } = await oneCall(() => {
-          throw make();
+    test(
+      `a handler throwing ${name} gives an error result; the turn completes`,
+      TIMEOUT,
+      async () => {
+        await watchdog(WATCHDOG_MS, async () => {
+          const { e, view } = await oneCall(() => {
+            throw make();
+          });
+          assert.equal(view.status, "idle");
+          assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
+          assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
+          assert.equal(view.items.at(-1)?.text, "went on");
+          await e.host.shutdown();
         });
-        assert.equal(view.status, "idle");
-        assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
-        assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
-        assert.equal(view.items.at(-1)?.text, "went on");
-        await e.host.shutdown();
-      });
-    });
+      },
+    );
   }
 
-  test("a handler rejecting with a non-Error value gives an error result", async () => {
+  test("a handler rejecting with a non-Error value gives an error result", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const { e, view } = await oneCall(() => Promise.reject(7));
       assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
@@ -111,150 +121,178 @@ describe("robustness: host code inside a run", () => {
       ["10,000 levels deep", deep(10_000), "error"],
     ] as [string, unknown, string][]
   ) {
-    test(`structured ${name}: stored or refused as the call's error, never a stuck turn`, async () => {
-      await watchdog(WATCHDOG_MS, async () => {
-        const { e, view } = await oneCall(() => ({ output: "done", structured }));
-        assert.equal(view.status, "idle");
-        assert.deepEqual(tools(view).map((t) => t.status), [status]);
-        assert.equal(lastTurn(view).outcome, "completed");
-        // A restart reads everything back: what was stored is readable.
-        const again = await e.threads.history(e.threadId);
-        assert.equal(again.items.length, view.items.length);
-        await e.host.shutdown();
-      });
-    });
+    test(
+      `structured ${name}: stored or refused as the call's error, never a stuck turn`,
+      TIMEOUT,
+      async () => {
+        await watchdog(WATCHDOG_MS, async () => {
+          const { e, view } = await oneCall(() => ({ output: "done", structured }));
+          assert.equal(view.status, "idle");
+          assert.deepEqual(tools(view).map((t) => t.status), [status]);
+          assert.equal(lastTurn(view).outcome, "completed");
+          // A restart reads everything back: what was stored is readable.
+          const again = await e.threads.history(e.threadId);
+          assert.equal(again.items.length, view.items.length);
+          await e.host.shutdown();
+        });
+      },
+    );
   }
 
-  test("a zod transform that throws gives an error result; the handler never runs", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      let ran = 0;
-      const { e, view } = await oneCall(() => String(++ran), {
-        input: z.object({ n: z.number() }).transform(() => {
-          throw "transform broke";
-        }),
-      });
-      assert.equal(ran, 0);
-      assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
-      const toolMessage = e.gateway.requests[1].messages.find((m) => m.role === "tool");
-      assert.match((toolMessage as { output: string }).output, /transform broke/);
-      assert.equal(lastTurn(view).outcome, "completed");
-      await e.host.shutdown();
-    });
-  });
-
-  test("a zod refinement that throws, and an async refinement, give error results", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      for (
-        const input of [
-          z.object({ n: z.number() }).refine(() => {
-            throw new TypeError("refine broke");
-          }),
-          z.object({ n: z.number() }).refine(() => Promise.resolve(true)),
-        ]
-      ) {
-        const { e, view } = await oneCall(() => "ran", { input });
-        assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
-        assert.equal(lastTurn(view).outcome, "completed");
-        await e.host.shutdown();
-      }
-    });
-  });
-
-  test("a permission function that throws, or answers nonsense, never lets the call run", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      for (
-        const permission of [
-          () => {
-            throw null;
-          },
-          () => "maybe",
-        ]
-      ) {
+  test(
+    "a zod transform that throws gives an error result; the handler never runs",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
         let ran = 0;
-        const { e, view } = await oneCall(() => String(++ran), { permission });
+        const { e, view } = await oneCall(() => String(++ran), {
+          input: z.object({ n: z.number() }).transform(() => {
+            throw "transform broke";
+          }),
+        });
         assert.equal(ran, 0);
         assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
+        const toolMessage = e.gateway.requests[1].messages.find((m) => m.role === "tool");
+        assert.match((toolMessage as { output: string }).output, /transform broke/);
         assert.equal(lastTurn(view).outcome, "completed");
         await e.host.shutdown();
-      }
-    });
-  });
-
-  test("10,000-deep JSON arguments are an invalid call, never a stack overflow", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      let ran = 0;
-      const { e, view } = await oneCall(() => String(++ran), {
-        arguments: "[".repeat(10_000) + "]".repeat(10_000),
-        input: z.any(),
       });
-      assert.equal(ran, 0);
-      assert.equal(view.status, "idle");
-      assert.equal(lastTurn(view).outcome, "completed");
-      const toolMessage = e.gateway.requests[1].messages.find((m) => m.role === "tool");
-      assert.match((toolMessage as { output: string }).output, /nest deeper/);
-      await e.host.shutdown();
-    });
-  });
+    },
+  );
 
-  test("a gateway's finish.state that cannot be stored fails the turn with engine_contract", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const circular: Record<string, unknown> = {};
-      circular.self = circular;
-      for (const state of [circular, { n: 1n }]) {
-        const gateway = misbehavingGateway([{
-          kind: "events",
-          events: [{ type: "text", delta: "hi" }, { type: "finish", reason: "stop", state }],
-        }]);
+  test(
+    "a zod refinement that throws, and an async refinement, give error results",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        for (
+          const input of [
+            z.object({ n: z.number() }).refine(() => {
+              throw new TypeError("refine broke");
+            }),
+            z.object({ n: z.number() }).refine(() => Promise.resolve(true)),
+          ]
+        ) {
+          const { e, view } = await oneCall(() => "ran", { input });
+          assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
+          assert.equal(lastTurn(view).outcome, "completed");
+          await e.host.shutdown();
+        }
+      });
+    },
+  );
+
+  test(
+    "a permission function that throws, or answers nonsense, never lets the call run",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        for (
+          const permission of [
+            () => {
+              throw null;
+            },
+            () => "maybe",
+          ]
+        ) {
+          let ran = 0;
+          const { e, view } = await oneCall(() => String(++ran), { permission });
+          assert.equal(ran, 0);
+          assert.deepEqual(tools(view).map((t) => t.status), ["error"]);
+          assert.equal(lastTurn(view).outcome, "completed");
+          await e.host.shutdown();
+        }
+      });
+    },
+  );
+
+  test(
+    "10,000-deep JSON arguments are an invalid call, never a stack overflow",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        let ran = 0;
+        const { e, view } = await oneCall(() => String(++ran), {
+          arguments: "[".repeat(10_000) + "]".repeat(10_000),
+          input: z.any(),
+        });
+        assert.equal(ran, 0);
+        assert.equal(view.status, "idle");
+        assert.equal(lastTurn(view).outcome, "completed");
+        const toolMessage = e.gateway.requests[1].messages.find((m) => m.role === "tool");
+        assert.match((toolMessage as { output: string }).output, /nest deeper/);
+        await e.host.shutdown();
+      });
+    },
+  );
+
+  test(
+    "a gateway's finish.state that cannot be stored fails the turn with engine_contract",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const circular: Record<string, unknown> = {};
+        circular.self = circular;
+        for (const state of [circular, { n: 1n }]) {
+          const gateway = misbehavingGateway([{
+            kind: "events",
+            events: [{ type: "text", delta: "hi" }, { type: "finish", reason: "stop", state }],
+          }]);
+          const host = await openHost({ store: memoryStore() });
+          const threads = host.threads({
+            agent: defineAgent({ id: "a", systemPrompt: "s", gateway }),
+          });
+          const { threadId } = await threads.create({ requestKey: "c" });
+          await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+          assert.deepEqual(lastTurn(view), { outcome: "failed", code: "engine_contract" });
+          assert.match(view.turns.at(-1)!.failure!.message, /finish\.state/);
+          assert.equal(view.items.filter((i) => i.kind === "assistant").length, 0);
+          await host.shutdown();
+        }
+      });
+    },
+  );
+
+  test(
+    "two tool calls with the same id in one step: engine_contract, nothing runs",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        let ran = 0;
+        const probe = defineTool({
+          name: "probe",
+          description: "Counts",
+          input: z.object({}),
+          execute: () => String(++ran),
+        });
+        const gateway = misbehavingGateway([
+          {
+            kind: "events",
+            events: [
+              ...callEvents("same", "probe", "{}"),
+              ...callEvents("same", "probe", "{}"),
+              { type: "finish", reason: "tool_calls" },
+            ],
+          },
+          { kind: "events", events: answerEvents("never") },
+        ]);
         const host = await openHost({ store: memoryStore() });
         const threads = host.threads({
-          agent: defineAgent({ id: "a", systemPrompt: "s", gateway }),
+          agent: defineAgent({ id: "a", systemPrompt: "s", gateway, tools: [probe] }),
         });
         const { threadId } = await threads.create({ requestKey: "c" });
         await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
         const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+        assert.equal(ran, 0);
         assert.deepEqual(lastTurn(view), { outcome: "failed", code: "engine_contract" });
-        assert.match(view.turns.at(-1)!.failure!.message, /finish\.state/);
-        assert.equal(view.items.filter((i) => i.kind === "assistant").length, 0);
+        assert.match(view.turns.at(-1)!.failure!.message, /same id/);
+        const ids = view.items.map((item) => item.id);
+        assert.equal(new Set(ids).size, ids.length, "view item ids are unique");
         await host.shutdown();
-      }
-    });
-  });
-
-  test("two tool calls with the same id in one step: engine_contract, nothing runs", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      let ran = 0;
-      const probe = defineTool({
-        name: "probe",
-        description: "Counts",
-        input: z.object({}),
-        execute: () => String(++ran),
       });
-      const gateway = misbehavingGateway([
-        {
-          kind: "events",
-          events: [
-            ...callEvents("same", "probe", "{}"),
-            ...callEvents("same", "probe", "{}"),
-            { type: "finish", reason: "tool_calls" },
-          ],
-        },
-        { kind: "events", events: answerEvents("never") },
-      ]);
-      const host = await openHost({ store: memoryStore() });
-      const threads = host.threads({
-        agent: defineAgent({ id: "a", systemPrompt: "s", gateway, tools: [probe] }),
-      });
-      const { threadId } = await threads.create({ requestKey: "c" });
-      await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-      const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-      assert.equal(ran, 0);
-      assert.deepEqual(lastTurn(view), { outcome: "failed", code: "engine_contract" });
-      assert.match(view.turns.at(-1)!.failure!.message, /same id/);
-      const ids = view.items.map((item) => item.id);
-      assert.equal(new Set(ids).size, ids.length, "view item ids are unique");
-      await host.shutdown();
-    });
-  });
+    },
+  );
 });
 
 function deep(levels: number): unknown {

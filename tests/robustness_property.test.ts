@@ -32,6 +32,8 @@ const IDLE_BOUND_MS = 8_000;
 const env = (name: string): string | undefined => process.env[name];
 const RUNS = Number(env("FLORET_PROPERTY_RUNS") ?? 150);
 const SEED = env("FLORET_PROPERTY_SEED");
+/** The whole property's time budget: generous, as the machine may be loaded. */
+const BUDGET_MS = Math.max(120_000, RUNS * 2_000);
 
 type ToolMode =
   | { mode: "return"; text: string }
@@ -325,8 +327,10 @@ let ran = 0;
 describe("robustness: property", () => {
   test(
     `random commands, tool behaviours and store faults (${RUNS} sequences)`,
+    // The runner's own limit sits just above the watchdog, which fails with a clearer message.
+    { timeout: BUDGET_MS + 10_000 },
     async () => {
-      await watchdog(Math.max(120_000, RUNS * 2_000), async () => {
+      await watchdog(BUDGET_MS, async () => {
         const details = await fc.check(
           fc.asyncProperty(
             fc.array(play, { maxLength: 12 }),

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { defineAgent, defineTool, openHost, type ThreadService } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { lastTurn } from "./support/engine.ts";
-import { type FaultyStore, faultyStore, rejectsWith, watchdog } from "./support/robust.ts";
+import { type FaultyStore, faultyStore, rejectsWith, TIMEOUT, watchdog } from "./support/robust.ts";
 
 const WATCHDOG_MS = 20_000;
 /** Re-plans allowed by DESIGN §10, plus the first attempt and one spare. */
@@ -47,23 +47,28 @@ const toolThenAnswer: ScriptStep[] = [
 ];
 
 describe("robustness: store faults", () => {
-  test("a command whose commit throws fails with storage_failure; the next one works", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const store = faultyStore();
-      const { host, threads, threadId } = await start([{ text: "hi" }], store);
-      store.faults.throwCommits = 1;
-      await rejectsWith(
-        threads.setTitle({ threadId, requestKey: "t", title: "x" }),
-        "storage_failure",
-      );
-      const { view } = await threads.setTitle({ threadId, requestKey: "t", title: "x" });
-      assert.equal(view.title, "x");
-      await host.shutdown();
-    });
-  });
+  test(
+    "a command whose commit throws fails with storage_failure; the next one works",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const store = faultyStore();
+        const { host, threads, threadId } = await start([{ text: "hi" }], store);
+        store.faults.throwCommits = 1;
+        await rejectsWith(
+          threads.setTitle({ threadId, requestKey: "t", title: "x" }),
+          "storage_failure",
+        );
+        const { view } = await threads.setTitle({ threadId, requestKey: "t", title: "x" });
+        assert.equal(view.title, "x");
+        await host.shutdown();
+      });
+    },
+  );
 
   test(
     "a run whose commit throws settles its turn by itself once the store answers again",
+    TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -86,6 +91,7 @@ describe("robustness: store faults", () => {
 
   test(
     "a run whose store stays down keeps the turn honest and settles once it is back",
+    TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -107,6 +113,7 @@ describe("robustness: store faults", () => {
 
   test(
     "a lost reply on send: a replay returns the thread as it is now, and the turn runs or is settled",
+    TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -128,6 +135,7 @@ describe("robustness: store faults", () => {
 
   test(
     "a lost reply on create and setTitle: the replay returns the committed result",
+    TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -150,6 +158,7 @@ describe("robustness: store faults", () => {
 
   test(
     "a store that keeps answering { ok: false }: openHost fails with storage_failure, bounded",
+    TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();
@@ -162,6 +171,7 @@ describe("robustness: store faults", () => {
 
   test(
     "a store that keeps answering { ok: false }: every command fails with storage_failure, bounded",
+    TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const store = faultyStore();

@@ -12,7 +12,13 @@ import { z } from "zod";
 import { defineAgent, defineTool, type KvKey, memoryStore, openHost } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import { engine } from "./support/engine.ts";
-import { faultyStore, misbehavingGateway, rejectsWith, watchdog } from "./support/robust.ts";
+import {
+  faultyStore,
+  misbehavingGateway,
+  rejectsWith,
+  TIMEOUT,
+  watchdog,
+} from "./support/robust.ts";
 
 const WATCHDOG_MS = 15_000;
 const gateway = () => scriptedGateway([{ text: "hi" }]);
@@ -20,7 +26,7 @@ const gateway = () => scriptedGateway([{ text: "hi" }]);
 type Loose = any;
 
 describe("robustness: validation of every public entry", () => {
-  test("defineTool with undefined, null or wrong types is invalid_input", async () => {
+  test("defineTool with undefined, null or wrong types is invalid_input", TIMEOUT, async () => {
     const good = {
       name: "t",
       description: "d",
@@ -47,7 +53,7 @@ describe("robustness: validation of every public entry", () => {
     assert.equal(defineTool(good).name, "t");
   });
 
-  test("defineAgent with wrong types is invalid_input", async () => {
+  test("defineAgent with wrong types is invalid_input", TIMEOUT, async () => {
     const good = { id: "a", systemPrompt: "s", gateway: gateway() };
     const bad: unknown[] = [
       undefined,
@@ -76,34 +82,38 @@ describe("robustness: validation of every public entry", () => {
     }
   });
 
-  test("openHost, threads() and shutdown() with null or wrong types are invalid_input", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      for (
-        const options of [
-          undefined,
-          null,
-          {},
-          { store: null },
-          { store: {} },
-          { store: memoryStore(), hostId: 5 },
-          { store: memoryStore(), leaseTtlMs: "1000" },
-          { store: memoryStore(), leaseTtlMs: Number.NaN },
-          { store: memoryStore(), onEvent: "log" },
-        ]
-      ) {
-        await rejectsWith(openHost(options as Loose), "invalid_input");
-      }
-      const host = await openHost({ store: memoryStore() });
-      for (const options of [undefined, null, 5, {}, { agent: {} }, { agent: null }]) {
-        await rejectsWith(() => host.threads(options as Loose), "invalid_input");
-      }
-      await rejectsWith(host.shutdown(null as Loose), "invalid_input");
-      await rejectsWith(host.shutdown({ signal: "now" } as Loose), "invalid_input");
-      await host.shutdown();
-    });
-  });
+  test(
+    "openHost, threads() and shutdown() with null or wrong types are invalid_input",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        for (
+          const options of [
+            undefined,
+            null,
+            {},
+            { store: null },
+            { store: {} },
+            { store: memoryStore(), hostId: 5 },
+            { store: memoryStore(), leaseTtlMs: "1000" },
+            { store: memoryStore(), leaseTtlMs: Number.NaN },
+            { store: memoryStore(), onEvent: "log" },
+          ]
+        ) {
+          await rejectsWith(openHost(options as Loose), "invalid_input");
+        }
+        const host = await openHost({ store: memoryStore() });
+        for (const options of [undefined, null, 5, {}, { agent: {} }, { agent: null }]) {
+          await rejectsWith(() => host.threads(options as Loose), "invalid_input");
+        }
+        await rejectsWith(host.shutdown(null as Loose), "invalid_input");
+        await rejectsWith(host.shutdown({ signal: "now" } as Loose), "invalid_input");
+        await host.shutdown();
+      });
+    },
+  );
 
-  test("null or wrong-typed command inputs and options are invalid_input", async () => {
+  test("null or wrong-typed command inputs and options are invalid_input", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const e = await engine([{ text: "hi" }]);
       const t: Loose = e.threads;
@@ -137,113 +147,133 @@ describe("robustness: validation of every public entry", () => {
     });
   });
 
-  test("waitForIdle: timeoutMs of NaN, a string, Infinity or negative is invalid_input", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const e = await engine([{ hang: true }]);
-      await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
-      for (const timeoutMs of [Number.NaN, "10", Number.POSITIVE_INFINITY, -1, null]) {
-        await rejectsWith(
-          e.threads.waitForIdle(e.threadId, { timeoutMs } as Loose),
-          "invalid_input",
-        );
-      }
-      // A valid bound is honoured on a thread that stays running.
-      await rejectsWith(e.threads.waitForIdle(e.threadId, { timeoutMs: 20 }), "timeout");
-      await e.host.shutdown();
-    });
-  });
-
-  test("any id that names no thread is thread_not_found, lone surrogates included", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const e = await engine([{ text: "hi" }]);
-      const t: Loose = e.threads;
-      for (const id of ["\uD800", "thread_\uDC00x", "nope", "", 5, null, {}]) {
-        await rejectsWith(t.view(id), "thread_not_found");
-        await rejectsWith(t.history(id), "thread_not_found");
-        await rejectsWith(t.waitForIdle(id), "thread_not_found");
-        await rejectsWith(t.context(id), "thread_not_found");
-        await rejectsWith(
-          t.send({ threadId: id, requestKey: "k", input: { text: "x" } }),
-          "thread_not_found",
-        );
-        await rejectsWith(t.cancel({ threadId: id, requestKey: "k" }), "thread_not_found");
-        await rejectsWith(t.delete({ threadId: id, requestKey: "k" }), "thread_not_found");
-      }
-      await e.host.shutdown();
-    });
-  });
-
-  test("context() on a gateway without capabilities (or without stateKey) works", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const bare = misbehavingGateway([{ kind: "events", events: [] }], {});
-      const info = bare.info as unknown as Record<string, unknown>;
-      delete info.capabilities;
-      delete info.stateKey;
-      const host = await openHost({ store: memoryStore() });
-      const threads = host.threads({
-        agent: defineAgent({ id: "a", systemPrompt: "s", gateway: bare }),
+  test(
+    "waitForIdle: timeoutMs of NaN, a string, Infinity or negative is invalid_input",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const e = await engine([{ hang: true }]);
+        await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+        for (const timeoutMs of [Number.NaN, "10", Number.POSITIVE_INFINITY, -1, null]) {
+          await rejectsWith(
+            e.threads.waitForIdle(e.threadId, { timeoutMs } as Loose),
+            "invalid_input",
+          );
+        }
+        // A valid bound is honoured on a thread that stays running.
+        await rejectsWith(e.threads.waitForIdle(e.threadId, { timeoutMs: 20 }), "timeout");
+        await e.host.shutdown();
       });
-      const { threadId } = await threads.create({ requestKey: "c" });
-      const figures = await threads.context(threadId);
-      assert.equal(typeof figures.estimateTokens, "number");
-      await host.shutdown();
-    });
-  });
+    },
+  );
 
-  test("stored values of the wrong shape are storage_failure, never a TypeError", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const store = faultyStore();
-      const host = await openHost({ store });
-      const threads = host.threads({
-        agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+  test(
+    "any id that names no thread is thread_not_found, lone surrogates included",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const e = await engine([{ text: "hi" }]);
+        const t: Loose = e.threads;
+        for (const id of ["\uD800", "thread_\uDC00x", "nope", "", 5, null, {}]) {
+          await rejectsWith(t.view(id), "thread_not_found");
+          await rejectsWith(t.history(id), "thread_not_found");
+          await rejectsWith(t.waitForIdle(id), "thread_not_found");
+          await rejectsWith(t.context(id), "thread_not_found");
+          await rejectsWith(
+            t.send({ threadId: id, requestKey: "k", input: { text: "x" } }),
+            "thread_not_found",
+          );
+          await rejectsWith(t.cancel({ threadId: id, requestKey: "k" }), "thread_not_found");
+          await rejectsWith(t.delete({ threadId: id, requestKey: "k" }), "thread_not_found");
+        }
+        await e.host.shutdown();
       });
-      const { threadId } = await threads.create({ requestKey: "c" });
-      await host.shutdown();
-      const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
-      const threadKey: KvKey = ["thread", threadId];
-      const [stored] = await store.inner.getMany([threadKey]);
-      assert.ok(stored, `thread record under ${JSON.stringify(threadKey)}`);
-      const record = JSON.parse(new TextDecoder().decode(stored.value));
-      for (
-        const wrong of [
-          5,
-          null,
-          [],
-          { ...record, queue: "none" },
-          { ...record, status: 1 },
-          { ...record, active: { turnId: 5 } },
-        ]
-      ) {
-        await store.poke(threadKey, encode(wrong));
-        const again = await openHost({ store });
-        const t = again.threads({
+    },
+  );
+
+  test(
+    "context() on a gateway without capabilities (or without stateKey) works",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const bare = misbehavingGateway([{ kind: "events", events: [] }], {});
+        const info = bare.info as unknown as Record<string, unknown>;
+        delete info.capabilities;
+        delete info.stateKey;
+        const host = await openHost({ store: memoryStore() });
+        const threads = host.threads({
+          agent: defineAgent({ id: "a", systemPrompt: "s", gateway: bare }),
+        });
+        const { threadId } = await threads.create({ requestKey: "c" });
+        const figures = await threads.context(threadId);
+        assert.equal(typeof figures.estimateTokens, "number");
+        await host.shutdown();
+      });
+    },
+  );
+
+  test(
+    "stored values of the wrong shape are storage_failure, never a TypeError",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const store = faultyStore();
+        const host = await openHost({ store });
+        const threads = host.threads({
           agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
         });
-        await rejectsWith(t.view(threadId), "storage_failure");
-        await again.shutdown();
-      }
-      // A wrong schema marker fails openHost itself.
-      await store.poke(["meta", "schema"], encode({ version: "1" }));
-      await rejectsWith(openHost({ store }), "storage_failure");
-    });
-  });
-
-  test("a store whose close() throws: shutdown rejects storage_failure, the host stays closed", async () => {
-    await watchdog(WATCHDOG_MS, async () => {
-      const store = faultyStore();
-      const host = await openHost({ store });
-      const threads = host.threads({
-        agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+        const { threadId } = await threads.create({ requestKey: "c" });
+        await host.shutdown();
+        const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+        const threadKey: KvKey = ["thread", threadId];
+        const [stored] = await store.inner.getMany([threadKey]);
+        assert.ok(stored, `thread record under ${JSON.stringify(threadKey)}`);
+        const record = JSON.parse(new TextDecoder().decode(stored.value));
+        for (
+          const wrong of [
+            5,
+            null,
+            [],
+            { ...record, queue: "none" },
+            { ...record, status: 1 },
+            { ...record, active: { turnId: 5 } },
+          ]
+        ) {
+          await store.poke(threadKey, encode(wrong));
+          const again = await openHost({ store });
+          const t = again.threads({
+            agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+          });
+          await rejectsWith(t.view(threadId), "storage_failure");
+          await again.shutdown();
+        }
+        // A wrong schema marker fails openHost itself.
+        await store.poke(["meta", "schema"], encode({ version: "1" }));
+        await rejectsWith(openHost({ store }), "storage_failure");
       });
-      const { threadId } = await threads.create({ requestKey: "c" });
-      store.faults.closeThrows = true;
-      await rejectsWith(host.shutdown(), "storage_failure");
-      await rejectsWith(threads.view(threadId), "host_closed");
-      await rejectsWith(threads.create({ requestKey: "d" }), "host_closed");
-    });
-  });
+    },
+  );
 
-  test("an agentFactory that throws anything gives a FloretError", async () => {
+  test(
+    "a store whose close() throws: shutdown rejects storage_failure, the host stays closed",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const store = faultyStore();
+        const host = await openHost({ store });
+        const threads = host.threads({
+          agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+        });
+        const { threadId } = await threads.create({ requestKey: "c" });
+        store.faults.closeThrows = true;
+        await rejectsWith(host.shutdown(), "storage_failure");
+        await rejectsWith(threads.view(threadId), "host_closed");
+        await rejectsWith(threads.create({ requestKey: "d" }), "host_closed");
+      });
+    },
+  );
+
+  test("an agentFactory that throws anything gives a FloretError", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
       const host = await openHost({ store: memoryStore() });
       const threads = host.threads({

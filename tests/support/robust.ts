@@ -15,6 +15,12 @@ import {
   type ProviderRequest,
 } from "@floret/engine";
 
+/**
+ * Options for the test runner: Bun's own limit for node:test files is 5 s,
+ * too short on a loaded machine; each test's watchdog fails sooner and says why.
+ */
+export const TIMEOUT: { timeout: number } = { timeout: 60_000 };
+
 /** Runs `body`, failing the test when it does not finish within `ms`. */
 export async function watchdog<T>(ms: number, body: () => Promise<T>, what = "test"): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
