@@ -6,7 +6,7 @@
  * never left `running` with nothing running), every acknowledged input is
  * present exactly once, and every error a caller saw is a FloretError.
  *
- * `FLORET_PROPERTY_RUNS` sets the number of sequences (default 150);
+ * `FLORET_PROPERTY_RUNS` sets the number of sequences (default 300);
  * `FLORET_PROPERTY_SEED` replays a failing seed.
  */
 import { describe, test } from "node:test";
@@ -30,7 +30,7 @@ import { callEvents, faultyStore, watchdog } from "./support/robust.ts";
 const IDLE_BOUND_MS = 8_000;
 
 const env = (name: string): string | undefined => process.env[name];
-const RUNS = Number(env("FLORET_PROPERTY_RUNS") ?? 150);
+const RUNS = Number(env("FLORET_PROPERTY_RUNS") ?? 300);
 const SEED = env("FLORET_PROPERTY_SEED");
 /** The whole property's time budget: generous, as the machine may be loaded. */
 const BUDGET_MS = Math.max(120_000, RUNS * 2_000);
