@@ -7,11 +7,19 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineAgent, defineTool, memoryStore, openHost, type ThreadView } from "@floret/engine";
+import {
+  defineAgent,
+  defineTool,
+  memoryStore,
+  openHost,
+  type ProviderEvent,
+  type ThreadView,
+} from "@floret/engine";
 import { engine, lastTurn, sendAndWait } from "./support/engine.ts";
 import {
   answerEvents,
   callEvents,
+  faultyStore,
   misbehavingGateway,
   TIMEOUT,
   watchdog,
@@ -249,6 +257,41 @@ describe("robustness: host code inside a run", () => {
           assert.match(view.turns.at(-1)!.failure!.message, /finish\.state/);
           assert.equal(view.items.filter((i) => i.kind === "assistant").length, 0);
           await host.shutdown();
+        }
+      });
+    },
+  );
+
+  test(
+    "gateway events with wrong-typed fields fail the turn with engine_contract, and the thread still loads",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const broken = [
+          { type: "text", delta: 5 },
+          { type: "usage", usage: { inputTokens: "many" } },
+          { type: "finish", reason: 7 },
+          { type: "tool-call-start", callId: 1, name: "x" },
+        ] as unknown as ProviderEvent[];
+        for (const event of broken) {
+          const gateway = misbehavingGateway([{
+            kind: "events",
+            events: [event, { type: "finish", reason: "stop" }],
+          }]);
+          const store = faultyStore(); // its close() keeps the data for the second host
+          const host = await openHost({ store });
+          const agent = defineAgent({ id: "a", systemPrompt: "s", gateway });
+          const threads = host.threads({ agent });
+          const { threadId } = await threads.create({ requestKey: "c" });
+          await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+          assert.deepEqual(lastTurn(view), { outcome: "failed", code: "engine_contract" });
+          await host.shutdown();
+          // Nothing malformed reached the journal: a new host reads the thread.
+          const again = await openHost({ store });
+          const reread = await again.threads({ agent }).view(threadId);
+          assert.deepEqual(reread.turns.map((t) => t.outcome), ["failed"]);
+          await again.shutdown();
         }
       });
     },

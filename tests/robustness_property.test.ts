@@ -43,7 +43,7 @@ type ToolMode =
 
 type Play =
   | { play: "text"; text: string }
-  | { play: "tool"; tool: ToolMode; calls: number }
+  | { play: "tool"; tool: ToolMode; calls: number; effect: "read" | "write" }
   | { play: "deaf" }
   | { play: "error"; retry: "retryable" | "never" };
 
@@ -86,6 +86,7 @@ const play: fc.Arbitrary<Play> = fc.oneof(
       play: fc.constant("tool" as const),
       tool: toolMode,
       calls: fc.integer({ min: 1, max: 2 }),
+      effect: fc.constantFrom("read" as const, "write" as const),
     }),
   },
   { weight: 1, arbitrary: fc.record({ play: fc.constant("deaf" as const) }) },
@@ -155,7 +156,8 @@ function playingGateway(plays: Play[]): Gateway {
             events = [{ type: "text", delta: next.text }, { type: "finish", reason: "stop" }];
           } else if (next.play === "tool") {
             for (let i = 0; i < next.calls; i++) {
-              events.push(...callEvents(`call_${++callNo}`, "probe", JSON.stringify(next.tool)));
+              const name = next.effect === "write" ? "write_probe" : "probe";
+              events.push(...callEvents(`call_${++callNo}`, name, JSON.stringify(next.tool)));
             }
             events.push({ type: "finish", reason: "tool_calls" });
           }
@@ -180,46 +182,66 @@ function playingGateway(plays: Play[]): Gateway {
   };
 }
 
-const probe = defineTool({
-  name: "probe",
-  description: "Does what its input says",
-  effect: "read",
-  input: z.object({ mode: z.string() }).passthrough(),
-  execute: async (input) => {
-    const mode = input as unknown as ToolMode;
-    switch (mode.mode) {
-      case "return":
-        return mode.text;
-      case "throw":
-        throw mode.value;
-      case "hang":
-        await new Promise((resolve) => setTimeout(resolve, mode.ms)); // ignores its signal
-        return "late";
-      case "unstorable": {
-        const structured: Record<string, unknown> = {};
-        if (mode.kind === "function") structured.f = () => 1;
-        if (mode.kind === "bigint") structured.n = 1n;
-        if (mode.kind === "circular") structured.self = structured;
-        if (mode.kind === "deep") {
-          let value: unknown = 0;
-          for (let i = 0; i < 5_000; i++) value = [value];
-          structured.deep = value;
-        }
-        return { output: "structured", structured };
+/** Does what its input says; a handler may ignore its signal or throw anything. */
+async function behave(mode: ToolMode): Promise<string | { output: string; structured: unknown }> {
+  switch (mode.mode) {
+    case "return":
+      return mode.text;
+    case "throw":
+      throw mode.value;
+    case "hang":
+      await new Promise((resolve) => setTimeout(resolve, mode.ms)); // ignores its signal
+      return "late";
+    case "unstorable": {
+      const structured: Record<string, unknown> = {};
+      if (mode.kind === "function") structured.f = () => 1;
+      if (mode.kind === "bigint") structured.n = 1n;
+      if (mode.kind === "circular") structured.self = structured;
+      if (mode.kind === "deep") {
+        let value: unknown = 0;
+        for (let i = 0; i < 5_000; i++) value = [value];
+        structured.deep = value;
       }
+      return { output: "structured", structured };
     }
-  },
-});
+  }
+}
+
+const input = z.object({ mode: z.string() }).passthrough();
+
+/** Tools of one sequence; `effects` counts how often each side-effecting call ran. */
+function toolsFor(effects: Map<string, number>) {
+  return [
+    defineTool({
+      name: "probe",
+      description: "A read tool",
+      effect: "read",
+      input,
+      execute: (value) => behave(value as unknown as ToolMode),
+    }),
+    defineTool({
+      name: "write_probe",
+      description: "A side-effecting tool",
+      effect: "write",
+      input,
+      execute: (value, context) => {
+        effects.set(context.callId, (effects.get(context.callId) ?? 0) + 1);
+        return behave(value as unknown as ToolMode);
+      },
+    }),
+  ];
+}
 
 async function runSequence(plays: Play[], commands: Command[]): Promise<void> {
   const store = faultyStore();
+  const effects = new Map<string, number>();
   const host = await openHost({ store });
   const threads = host.threads({
     agent: defineAgent({
       id: "prop",
       systemPrompt: "s",
       gateway: playingGateway(plays),
-      tools: [probe],
+      tools: toolsFor(effects),
       maxSteps: 4,
       providerRetry: { delaysMs: [1, 1] },
       timeouts: { firstOutputMs: 60 },
@@ -257,6 +279,9 @@ async function runSequence(plays: Play[], commands: Command[]): Promise<void> {
       );
     }
     assert.notEqual(view.status, "running");
+    for (const [callId, runs] of effects) {
+      assert.equal(runs, 1, `effect ${callId} ran ${runs} times`);
+    }
     const texts = [
       ...view.items.filter((item) => item.kind === "user").map((item) => item.text ?? ""),
       ...view.queue.map((item) => item.text),

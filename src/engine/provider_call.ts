@@ -15,6 +15,7 @@ import type {
 import { ProviderError } from "../provider/provider_error.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
+import { checkEventFields } from "./event_shape.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
 
 /** A provider response, assembled. */
@@ -129,6 +130,7 @@ async function runAttempt(
       if (typeof event !== "object" || event === null) {
         throw streamBroken(`the stream yielded ${describeThrown(event)}`);
       }
+      checkEventFields(event);
       switch (event.type) {
         case "text":
           output.text += event.delta;
