@@ -247,6 +247,36 @@ describe("robustness: validation of every public entry", () => {
           await rejectsWith(t.view(threadId), "storage_failure");
           await again.shutdown();
         }
+        // A journal entry and a request record of the wrong shape.
+        await store.poke(threadKey, stored.value);
+        const fresh = await openHost({ store });
+        const service = fresh.threads({
+          agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+        });
+        await service.send({ threadId, requestKey: "s", input: { text: "hi" } });
+        await service.waitForIdle(threadId, { timeoutMs: 10_000 });
+        await fresh.shutdown();
+        const entries = await store.inner.list({ prefix: ["entry", threadId] });
+        assert.ok(entries.length > 0);
+        await store.poke(entries[0].key, encode({ kind: "turn_started", seq: "one" }));
+        const third = await openHost({ store });
+        await rejectsWith(
+          third.threads({
+            agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+          }).view(threadId),
+          "storage_failure",
+        );
+        await third.shutdown();
+        await store.poke(["req", threadId, "s"], encode({ op: 5 }));
+        const fourth = await openHost({ store });
+        const replaying = fourth.threads({
+          agent: defineAgent({ id: "a", systemPrompt: "s", gateway: gateway() }),
+        });
+        await rejectsWith(
+          replaying.send({ threadId, requestKey: "s", input: { text: "hi" } }),
+          "storage_failure",
+        );
+        await fourth.shutdown();
         // A wrong schema marker fails openHost itself.
         await store.poke(["meta", "schema"], encode({ version: "1" }));
         await rejectsWith(openHost({ store }), "storage_failure");
