@@ -10,7 +10,10 @@
 import superjson from "superjson";
 import { callHostCodeSync, type HostOutcome } from "./host_code.ts";
 
-/** superjson's two parts: JSON text-safe data and the type annotations that restore it. */
+/**
+ * superjson's two parts: JSON-safe data and the type annotations that restore
+ * it (`superjson.deserialize({ json, meta })` gives the handler's value back).
+ */
 export interface StoredStructured {
   json: unknown;
   meta?: unknown;
@@ -33,20 +36,6 @@ export function storableStructured(value: unknown): HostOutcome<StoredStructured
     JSON.stringify(json);
     JSON.stringify(meta);
     return meta === undefined ? { json } : { json, meta };
-  });
-}
-
-/**
- * Restores a stored `structured` value.
- *
- * @param stored the stored parts
- * @returns the value as the handler returned it
- */
-export function restoreStructured(stored: StoredStructured): unknown {
-  if (stored.meta === undefined) return stored.json;
-  return superjson.deserialize({
-    json: stored.json as never,
-    meta: stored.meta as never,
   });
 }
 
