@@ -201,4 +201,26 @@ describe("robustness: store faults", () => {
       });
     },
   );
+
+  test(
+    "shutdown() without a signal returns within 10 s while a store commit never answers",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const store = faultyStore();
+        const { host, threads, threadId } = await start(
+          toolThenAnswer,
+          store,
+          () => (store.faults.hangCommits = true),
+        );
+        await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+        while (!store.faults.hangCommits) await new Promise((resolve) => setTimeout(resolve, 5));
+        const started = Date.now();
+        await host.shutdown();
+        const tookMs = Date.now() - started;
+        assert.ok(tookMs < 10_000, `shutdown took ${tookMs} ms`);
+        await rejectsWith(threads.view(threadId), "host_closed");
+      });
+    },
+  );
 });

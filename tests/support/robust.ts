@@ -64,6 +64,8 @@ export interface Faults {
   staleCommits: number;
   /** The next N commits land, then throw (the reply is lost). */
   loseReplies: number;
+  /** Commits never answer while set. */
+  hangCommits: boolean;
   /** Every read throws while set. */
   readsFail: boolean;
   /** `close()` throws. */
@@ -88,6 +90,7 @@ export function faultyStore(inner: KvStore = memoryStore()): FaultyStore {
     throwCommits: 0,
     staleCommits: 0,
     loseReplies: 0,
+    hangCommits: false,
     readsFail: false,
     closeThrows: false,
   };
@@ -108,6 +111,7 @@ export function faultyStore(inner: KvStore = memoryStore()): FaultyStore {
     list: (selector, options) => read(() => inner.list(selector, options)),
     async commit(op: KvCommit) {
       attempts++;
+      if (faults.hangCommits) return await new Promise<never>(() => {});
       // A faulted commit yields a macrotask, so a watchdog can still fire
       // when the engine loops on faults.
       if (faults.throwCommits > 0 || faults.staleCommits > 0) {
