@@ -12,8 +12,8 @@ import { posix } from "node:path";
 /** Bottom first. A directory (or top-level file) of `src/` belongs to exactly one layer. */
 const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "_runtime.ts", "optional_peer.ts"],
-  ["identity", "spi", "observation", "validation"],
-  ["provider", "tools"],
+  ["identity", "spi", "observation"],
+  ["provider", "tools", "validation"],
   ["config"],
   ["journal"],
   ["projection"],
