@@ -158,15 +158,9 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
         }),
       };
     },
-    promoteQueued: guarded((input) =>
-      promoteQueued(ctx, parseCommand("queueItem", input))
-    ),
-    deleteQueued: guarded((input) =>
-      deleteQueued(ctx, parseCommand("queueItem", input))
-    ),
-    compact: guarded((input) =>
-      compact(ctx, parseCommand("compact", input), windowOf())
-    ),
+    promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand("queueItem", input))),
+    deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand("queueItem", input))),
+    compact: guarded((input) => compact(ctx, parseCommand("compact", input), windowOf())),
     context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
     waitForIdle: guarded((threadId, options) =>
       waitForIdle(
