@@ -15,6 +15,7 @@ import type {
 import { ProviderError } from "../provider/provider_error.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
+import { untilAborted } from "../tools/until_aborted.ts";
 import { checkEventFields } from "./event_shape.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
 
@@ -114,12 +115,11 @@ async function runAttempt(
   // signal. Each `next()` is raced against our own abort (timeouts, cancel,
   // shutdown), so the attempt ends on time; the abandoned stream's later
   // events are never read.
-  const aborted = abortPromise(controller.signal);
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
     iterator = openStream(gateway, request, controller.signal);
     for (;;) {
-      const next = await Promise.race([iterator.next(), aborted]);
+      const next = await untilAborted(iterator.next(), controller.signal);
       if (controller.signal.aborted) break;
       if (typeof next !== "object" || next === null) {
         throw streamBroken("the stream's iterator returned a non-object");
@@ -214,16 +214,6 @@ function releaseStream(iterator: AsyncIterator<ProviderEvent>): void {
   if (returned.ok && returned.value && typeof returned.value.then === "function") {
     returned.value.then(undefined, () => {});
   }
-}
-
-/** Rejects with the signal's reason when it aborts; never settles otherwise. */
-function abortPromise(signal: AbortSignal): Promise<never> {
-  const promise = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
-  promise.catch(() => {}); // observed by the race; never an unhandled rejection
-  return promise;
 }
 
 /** Provider state is stored with the step: it must be JSON, checked before the commit. */

@@ -10,6 +10,7 @@ import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../j
 import type { HistoryReader } from "../projection/history_model.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
+import { untilAborted } from "../tools/until_aborted.ts";
 import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
@@ -246,16 +247,6 @@ async function loop(
       return;
     }
   }
-}
-
-/** `work`, or the signal's reason as soon as it aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 function describeProviderError(error: ProviderError): Record<string, unknown> {

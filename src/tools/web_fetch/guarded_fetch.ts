@@ -10,7 +10,7 @@ import { classifyAddress, describeRange } from "./address_ranges.ts";
 import { type AddressAllowance, allowed, checkUrl, type FetchTarget } from "./fetch_target.ts";
 import { formatIpAddress } from "./ip_address.ts";
 import { readLimited } from "./read_body.ts";
-import { untilAborted } from "./until_aborted.ts";
+import { untilAborted } from "../until_aborted.ts";
 
 /** Where the transport connects: the address that was checked. */
 export interface ConnectTarget {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { untilAborted } from "./until_aborted.ts";
+import { untilAborted } from "../until_aborted.ts";
 
 /** The bytes read, and whether the body went on past the limit. */
 export interface LimitedBody {

@@ -1,6 +1,7 @@
 /**
- * Bounds a promise by an abort signal, so a resolver, transport or body that
- * ignores the signal still cannot hold a fetch past its time limit.
+ * Bounds a promise by an abort signal, so host code that ignores the signal
+ * (a resolver, a transport, a tool handler, a gateway's stream) still cannot
+ * hold the engine past its own time limits.
  *
  * @module
  */
