@@ -15,7 +15,7 @@ import type {
 import { ProviderError } from "../provider/provider_error.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
-import { untilAborted } from "../tools/until_aborted.ts";
+import { BoundedReads } from "./bounded_reads.ts";
 import { checkEventFields } from "./event_shape.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
 
@@ -118,8 +118,9 @@ async function runAttempt(
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
     iterator = openStream(gateway, request, controller.signal);
+    const reads = new BoundedReads(iterator, controller.signal);
     for (;;) {
-      const next = await untilAborted(iterator.next(), controller.signal);
+      const next = await reads.next();
       if (controller.signal.aborted) break;
       if (typeof next !== "object" || next === null) {
         throw streamBroken("the stream's iterator returned a non-object");
