@@ -114,15 +114,17 @@ describe("robustness: host code inside a run", () => {
 
   for (
     const [name, structured, status] of [
-      ["BigInt (superjson carries it)", { big: 10n ** 30n }, "completed"],
+      ["plain JSON", { a: [1, "two", null], b: { c: true } }, "completed"],
+      ["a Date (stored as its JSON text)", { at: new Date(0) }, "completed"],
+      ["a BigInt", { big: 10n ** 30n }, "error"],
       [
-        "circular (superjson carries it)",
+        "circular",
         (() => {
           const o: Record<string, unknown> = { a: 1 };
           o.self = o;
           return o;
         })(),
-        "completed",
+        "error",
       ],
       ["a function", { run: () => 1 }, "error"],
       ["a symbol", { s: Symbol("x") }, "error"],

@@ -104,8 +104,7 @@ async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOut
             `Its output was:\n${value.output}`,
         };
       }
-      outcome.structured = stored.value.json;
-      if (stored.value.meta !== undefined) outcome.structuredMeta = stored.value.meta;
+      outcome.structured = stored.value;
     }
     return outcome;
   });

@@ -48,10 +48,8 @@ export interface ToolOutcome {
   output: string;
   /** The full output, when it was too long for the model. */
   artifactId?: string;
-  /** The handler's structured data as JSON (superjson's `json` part). */
+  /** The handler's structured data, as JSON. */
   structured?: unknown;
-  /** superjson's `meta` for `structured`, present when it held more than plain JSON (BigInt, Map, …). */
-  structuredMeta?: unknown;
 }
 
 /** How a turn ended. */
