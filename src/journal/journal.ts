@@ -10,6 +10,9 @@ import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
 import { decodeValue, encodeValue } from "./codec.ts";
 import { type Entry, ENTRY_KINDS } from "./entries.ts";
 import { keys, STORE_SCHEMA_VERSION } from "./keys.ts";
+
+/** Re-reads of an absent schema marker whose create was refused (like stale re-plans: 8). */
+const OPEN_ATTEMPTS = 8;
 import type { ThreadRecord } from "./thread_record.ts";
 
 /** What a request key committed: replays return `result`. */
@@ -58,9 +61,12 @@ export class Journal {
   /**
    * Opens the journal on a store, writing the schema marker on first use.
    *
-   * @throws {FloretError} `store_too_new` when a newer engine wrote the store
+   * @param store the store
+   * @param attempt how many refused marker creates came before (internal)
+   * @throws {FloretError} `store_too_new` when a newer engine wrote the store;
+   *   `storage_failure` when the store keeps refusing the marker
    */
-  static async open(store: KvStore): Promise<Journal> {
+  static async open(store: KvStore, attempt = 0): Promise<Journal> {
     const journal = new Journal(store);
     const [marker] = await guard(() => store.getMany([keys.schema()]));
     if (marker === null) {
@@ -70,7 +76,17 @@ export class Journal {
           set: [{ key: keys.schema(), value: encodeValue({ version: STORE_SCHEMA_VERSION }) }],
         })
       );
-      if (!result.ok) return Journal.open(store); // another process initialised it first
+      if (!result.ok) {
+        // Another process initialised it first, and the read above finds its marker.
+        // A store that keeps refusing a create on an absent key is broken, not racing.
+        if (attempt >= OPEN_ATTEMPTS) {
+          throw new FloretError(
+            "storage_failure",
+            `Store refused the schema marker ${attempt + 1} times while it stayed absent`,
+          );
+        }
+        return Journal.open(store, attempt + 1);
+      }
       return journal;
     }
     const { version } = decodeValue<{ version: number }>(marker.value);
