@@ -7,15 +7,14 @@
 // settled by another host only after the lease lapsed.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { defineAgent, openHost } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import { type HranaServer, startHranaServer } from "./support/hrana_server.ts";
 import { linesOf } from "./support/crash_harness.ts";
+import { runScaleChild } from "./support/scale_spawn.ts";
 import { conversationGateway, recordTool } from "./support/conversation_gateway.ts";
 import {
   dispatchedCalls,
@@ -25,7 +24,6 @@ import {
   resultStatuses,
 } from "./support/journal_reader.ts";
 
-const childPath = fileURLToPath(new URL("./support/scale_child.ts", import.meta.url));
 const LEASE_MS = 2_000;
 const dir = mkdtempSync(join(tmpdir(), "floret-hosts-"));
 let server: HranaServer;
@@ -36,44 +34,6 @@ after(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface Ack {
-  threadId: string;
-  requestKey: string;
-  turnId?: string;
-}
-
-/** Runs one child on this runtime; resolves with its ACKs once it exits or `killAfterAcks` is met. */
-function runChild(
-  config: Record<string, unknown>,
-  killAfterAcks = 0,
-): Promise<{ acks: Ack[]; code: number | null; stderr: string }> {
-  const arg = JSON.stringify(config);
-  const [cmd, argv]: [string, string[]] = "Deno" in globalThis
-    ? [process.execPath, ["run", "-A", childPath, arg]]
-    : "Bun" in globalThis
-    ? [process.execPath, [childPath, arg]]
-    : [process.execPath, ["--import", "tsx", childPath, arg]];
-  return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"] });
-    const acks: Ack[] = [];
-    let buffered = "";
-    let stderr = "";
-    proc.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (!line.startsWith("ACK ")) continue;
-        acks.push(JSON.parse(line.slice(4)));
-        if (killAfterAcks > 0 && acks.length >= killAfterAcks) proc.kill("SIGKILL");
-      }
-    });
-    proc.on("error", reject);
-    proc.on("close", (code) => resolve({ acks, code, stderr }));
-  });
-}
 
 const agent = () =>
   defineAgent({
@@ -104,7 +64,7 @@ for (const backend of ["file", "http"] as const) {
       const sideFile = join(dir, `side-${backend}-${hosts}.log`);
       const threadIds = await createThreads(url, 2);
       const children = await Promise.all(Array.from({ length: hosts }, (_, i) =>
-        runChild({
+        runScaleChild({
           url,
           sideFile,
           hostId: `host-${i}`,
@@ -149,7 +109,7 @@ test("a killed host's turn is settled by another host only after its lease lapse
 }, async () => {
   const url = server.newDatabaseUrl();
   const [threadId] = await createThreads(url, 1);
-  const killed = await runChild({
+  const killed = await runScaleChild({
     url,
     sideFile: join(dir, "side-kill.log"),
     hostId: "victim",
@@ -160,7 +120,7 @@ test("a killed host's turn is settled by another host only after its lease lapse
     tools: 1,
     delayMs: 0,
     hang: true,
-  }, 1);
+  }, { killWhen: (acks) => acks.length >= 1 });
   assert.equal(killed.acks.length, 1);
   const killedAt = Date.now();
   const host = await openHost({
