@@ -10,7 +10,12 @@ import assert from "node:assert/strict";
 import { defineAgent, isFloretError, memoryStore, openHost } from "@floret/engine";
 import type { Host, ThreadService } from "@floret/engine";
 import { conversationGateway, recordTool } from "./support/conversation_gateway.ts";
-import { FAULT_KINDS, type FaultKind, faultyStore, type FaultyStore } from "./support/faulty_store.ts";
+import {
+  FAULT_KINDS,
+  type FaultKind,
+  type FaultyStore,
+  faultyStore,
+} from "./support/faulty_store.ts";
 import { journalViolations, readThread, requestKeyCounts } from "./support/journal_reader.ts";
 
 /** How long the store stays down after its first failed commit. */
@@ -19,7 +24,10 @@ const OUTAGE_MS = 60;
 const WAIT_MS = 3_000;
 
 interface Outcome {
+  /** Commits up to the end of the conversation, before the command that follows the fault. */
   commits: number;
+  /** Commits that failed by the fault (0: the point was never reached). */
+  faults: number;
   failedCommands: string[];
   problems: string[];
 }
@@ -89,17 +97,28 @@ async function conversation(failAt: number, kind: FaultKind): Promise<Outcome> {
       { requestKey: "s2", text: "second" },
     ];
     for (const send of sends) {
-      const sent = await attempt(send.requestKey, () =>
-        threads.send({ threadId: id, requestKey: send.requestKey, input: { text: send.text } }));
+      const sent = await attempt(
+        send.requestKey,
+        () =>
+          threads.send({ threadId: id, requestKey: send.requestKey, input: { text: send.text } }),
+      );
       if (!sent) {
         // The same key again, once the store answers: admitted once, or the result it already has.
         store.clear();
         await threads.waitForIdle(id, { timeoutMs: WAIT_MS });
-        await threads.send({ threadId: id, requestKey: send.requestKey, input: { text: send.text } });
+        await threads.send({
+          threadId: id,
+          requestKey: send.requestKey,
+          input: { text: send.text },
+        });
       }
-      await attempt(`${send.requestKey}:wait`, () => threads.waitForIdle(id, { timeoutMs: WAIT_MS }));
+      await attempt(
+        `${send.requestKey}:wait`,
+        () => threads.waitForIdle(id, { timeoutMs: WAIT_MS }),
+      );
       problems.push(...await journalViolations(store, id));
     }
+    const commits = store.commits;
     // The fault is gone now: the thread settles by itself and takes new commands.
     store.clear();
     const settled = await threads.waitForIdle(id, { timeoutMs: WAIT_MS });
@@ -112,13 +131,18 @@ async function conversation(failAt: number, kind: FaultKind): Promise<Outcome> {
     problems.push(...await journalViolations(store, id));
     const keys = requestKeyCounts(await readThread(store, id));
     for (const key of ["s1", "s2", "s3"]) {
-      if (keys.get(key) !== 1) problems.push(`${key} is in the journal ${keys.get(key) ?? 0} times`);
+      if (keys.get(key) !== 1) {
+        problems.push(`${key} is in the journal ${keys.get(key) ?? 0} times`);
+      }
     }
     for (const [callId, count] of effects) {
       if (count > 1) problems.push(`side effect of ${callId} ran ${count} times`);
     }
     await host.shutdown();
-    return { commits: store.commits, failedCommands, problems };
+    return { commits, faults: store.faults, failedCommands, problems };
+  } catch (error) {
+    problems.push(`the scenario threw: ${String(error)}`);
+    return { commits: store.commits, faults: store.faults, failedCommands, problems };
   } finally {
     clock.stop();
   }
@@ -137,18 +161,19 @@ test("every commit point of a tool conversation survives every storage fault", {
   let failedCommands = 0;
   const failures: string[] = [];
   // FLORET_FAULT_KINDS=throw,hang narrows a run by hand.
-  const kinds = process.env.FLORET_FAULT_KINDS?.split(",") as FaultKind[] | undefined ?? FAULT_KINDS;
+  const kinds = process.env.FLORET_FAULT_KINDS?.split(",") as FaultKind[] | undefined ??
+    FAULT_KINDS;
   for (const kind of kinds) {
     for (let k = 1; k <= points; k++) {
-      const outcome = await conversation(k, kind).catch((error: unknown) => ({
-        commits: 0,
-        failedCommands: [],
-        problems: [`the scenario threw: ${String(error)}`],
-      }));
+      const outcome = await conversation(k, kind);
+      if (outcome.faults === 0) outcome.problems.push("the fault never fired");
       failedCommands += outcome.failedCommands.length;
       if (process.env.FLORET_FAULT_TRACE) console.log(k, kind, JSON.stringify(outcome));
       if (outcome.problems.length === 0) handled++;
-      else failures.push(`k=${k} ${kind}: ${outcome.problems.join("; ")}`);
+      else {
+        const failed = outcome.failedCommands.join(",") || "none";
+        failures.push(`k=${k} ${kind} (failed: ${failed}): ${outcome.problems.join("; ")}`);
+      }
     }
   }
   const total = points * kinds.length;

@@ -21,7 +21,7 @@ import {
   requestKeyCounts,
   resultStatuses,
 } from "./journal_reader.ts";
-import { type ScaleAck, runScaleChild } from "./scale_spawn.ts";
+import { runScaleChild, type ScaleAck } from "./scale_spawn.ts";
 
 /** What a soak found. */
 export interface SoakFigures {
