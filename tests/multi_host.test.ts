@@ -77,6 +77,10 @@ for (const backend of ["file", "http"] as const) {
         })));
       for (const child of children) assert.equal(child.code, 0, child.stderr);
       const acks = children.flatMap((child) => child.acks);
+      const contended = children.reduce((sum, child) => sum + child.contended, 0);
+      console.log(
+        `${hosts} hosts, ${backend}: ${acks.length} sends, ${contended} sent again after 8 lost races`,
+      );
       assert.equal(acks.length, hosts * 2 * 3);
       const store = libsqlStore({ url });
       try {

@@ -64,11 +64,31 @@ async function promoteStuck(service: ThreadService, threadId: string, n: number)
     .catch(() => {}); // another host may have promoted it first
 }
 
+/** Sends that gave up after the engine's bounded re-plans (another host kept writing). */
+let contended = 0;
+
+/**
+ * A send that loses the race for its thread more than 8 times in a row fails
+ * with storage_failure without taking effect or consuming its key; a client
+ * sends again with the same key, as this does.
+ */
+async function sendRetrying(threadId: string, requestKey: string, text: string) {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await threads.send({ threadId, requestKey, input: { text } });
+    } catch (error) {
+      if (!isFloretError(error, "storage_failure") || attempt >= 20) throw error;
+      contended++;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
+    }
+  }
+}
+
 async function drive(threadId: string, index: number): Promise<void> {
   for (let j = 0; config.sends === 0 || j < config.sends; j++) {
     const requestKey = `${config.prefix}-t${index}-${j}`;
     const text = `tools:${config.tools} ${requestKey}`;
-    const result = await threads.send({ threadId, requestKey, input: { text } });
+    const result = await sendRetrying(threadId, requestKey, text);
     emit("ACK", { threadId, requestKey, queued: result.queued, turnId: result.turnId });
     if (config.hang) return;
     try {
@@ -83,5 +103,5 @@ async function drive(threadId: string, index: number): Promise<void> {
 await Promise.all(config.threadIds.map((threadId, index) => drive(threadId, index)));
 if (config.hang) await new Promise(() => {});
 await host.shutdown();
-emit("DONE", { hostId: config.hostId });
+emit("DONE", { hostId: config.hostId, contended });
 process.exit(0);

@@ -19,6 +19,8 @@ export interface ScaleAck {
 /** How a child run ended. */
 export interface ScaleRun {
   acks: ScaleAck[];
+  /** Sends that failed with storage_failure (bounded re-plans) and were sent again. */
+  contended: number;
   code: number | null;
   killed: boolean;
   stderr: string;
@@ -49,6 +51,7 @@ export function runScaleChild(
     let buffered = "";
     let stderr = "";
     let killed = false;
+    let contended = 0;
     let doomed = false;
     const kill = (): void => {
       if (killed) return;
@@ -65,6 +68,7 @@ export function runScaleChild(
       const lines = buffered.split("\n");
       buffered = lines.pop() ?? "";
       for (const line of lines) {
+        if (line.startsWith("DONE ")) contended = JSON.parse(line.slice(5)).contended ?? 0;
         if (!line.startsWith("ACK ")) continue;
         acks.push(JSON.parse(line.slice(4)));
         if (!doomed && options.killWhen?.(acks)) {
@@ -77,7 +81,7 @@ export function runScaleChild(
     proc.on("error", reject);
     proc.on("close", (code) => {
       if (timer !== undefined) clearTimeout(timer);
-      resolve({ acks, code, killed, stderr });
+      resolve({ acks, contended, code, killed, stderr });
     });
   });
 }
