@@ -65,7 +65,9 @@ export class Journal {
   /**
    * Opens the journal on a store, writing the schema marker on first use.
    *
-   * @throws {FloretError} `store_too_new` when a newer engine wrote the store
+   * @param store the store
+   * @throws {FloretError} `store_too_new` when a newer engine wrote the store;
+   *   `storage_failure` when the store refuses the marker and none is there
    */
   static async open(store: KvStore): Promise<Journal> {
     const journal = new Journal(store);
