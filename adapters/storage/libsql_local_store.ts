@@ -1,0 +1,128 @@
+/**
+ * The libSQL store on a local file it opens itself: one native connection
+ * with prepared statements, reads run directly on it, and commits go through
+ * a {@link GroupCommitter} so concurrent callers share one transaction and
+ * one fsync.
+ *
+ * @module
+ */
+
+import { FloretError } from "../../src/errors.ts";
+import { decodeKey } from "../../src/spi/key_codec.ts";
+import { planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
+import { planScan } from "../../src/spi/kv_range.ts";
+import type {
+  KvCommit,
+  KvCommitResult,
+  KvEntry,
+  KvKey,
+  KvListOptions,
+  KvSelector,
+  KvStore,
+} from "../../src/spi/kv_store.ts";
+import { GroupCommitter } from "./libsql_group_commit.ts";
+import { NativeConnection } from "./libsql_native.ts";
+import { applyPragmas, type PragmaSettings, prepareSchema } from "./libsql_schema.ts";
+import { retryBusy, storageFailure } from "./libsql_statements.ts";
+
+/**
+ * Opens the local store. Nothing touches the file until the first call.
+ *
+ * @param path a driver path from `localPath`
+ * @param settings pragmas for the connection
+ * @returns the store
+ */
+export function localStore(path: string, settings: PragmaSettings): KvStore {
+  let connection: NativeConnection | undefined;
+  let ready: Promise<NativeConnection> | undefined;
+  let closed = false;
+
+  const fresh = async (): Promise<NativeConnection> => {
+    connection?.close();
+    connection = undefined;
+    const opened = new NativeConnection(path);
+    connection = opened;
+    await applyPragmas(opened, settings);
+    return opened;
+  };
+
+  // After SQLITE_BUSY a failed statement may keep its read snapshot, and
+  // every later write on that connection would fail with
+  // SQLITE_BUSY_SNAPSHOT; a fresh connection is the way out.
+  const recover = async (): Promise<void> => {
+    if (!closed) await fresh();
+  };
+  const current = (): NativeConnection => {
+    if (!connection) throw new FloretError("storage_failure", "Store is closed: libsqlStore");
+    return connection;
+  };
+  const attempt = <T>(work: (db: NativeConnection) => T): Promise<T> =>
+    retryBusy(() => Promise.resolve().then(() => work(current())), recover);
+
+  const connect = (): Promise<NativeConnection> => {
+    if (closed) {
+      return Promise.reject(new FloretError("storage_failure", "Store is closed: libsqlStore"));
+    }
+    ready ??= retryBusy(fresh, recover)
+      .then(() => attempt((db) => prepareSchema(db)))
+      .then(() => current())
+      .catch((error) => {
+        ready = undefined; // let a later call try again after a transient failure
+        connection?.close();
+        connection = undefined;
+        throw storageFailure(error, "open");
+      });
+    return ready;
+  };
+
+  const committer = new GroupCommitter((plans) => attempt((db) => db.runGroup(plans)));
+
+  return {
+    async getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
+      const encoded = planGet(keys);
+      if (encoded.length === 0) return [];
+      await connect();
+      try {
+        const rows = await attempt((db) => db.getMany(encoded));
+        return encoded.map((key, i) => {
+          const row = rows[i];
+          return row ? { key: decodeKey(key), value: row.value, version: row.version } : null;
+        });
+      } catch (error) {
+        throw storageFailure(error, "read");
+      }
+    },
+
+    async list(selector: KvSelector, listOptions?: KvListOptions): Promise<KvEntry[]> {
+      const scan = planScan(selector, listOptions);
+      await connect();
+      if (scan.empty) return [];
+      try {
+        const rows = await attempt((db) => db.list(scan));
+        return rows.map((row) => ({
+          key: decodeKey(row.key),
+          value: row.value,
+          version: row.version,
+        }));
+      } catch (error) {
+        throw storageFailure(error, "list");
+      }
+    },
+
+    async commit(op: KvCommit): Promise<KvCommitResult> {
+      const plan = planCommit(op);
+      await connect();
+      if (closed) throw new FloretError("storage_failure", "Store is closed: libsqlStore");
+      return await committer.submit(plan);
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      // Commits accepted before close still land.
+      await committer.drain();
+      connection?.close();
+      connection = undefined;
+    },
+  };
+}

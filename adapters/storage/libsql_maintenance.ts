@@ -1,0 +1,186 @@
+/**
+ * Operator tools for a local libSQL store file: a consistent backup copy and
+ * the reclaiming of free pages. Both open their own short-lived connection
+ * and run only statements that finish inside `exec`, so nothing of theirs
+ * outlives the call.
+ *
+ * @module
+ */
+
+import { closeSync, existsSync, openSync, readSync, rmSync } from "node:fs";
+import Database from "libsql";
+import { FloretError } from "../../src/errors.ts";
+import { localPath } from "./libsql_native.ts";
+import { isBusy, storageFailure } from "./libsql_statements.ts";
+
+/** Where {@link backupLibsql} reads from. */
+export interface LibsqlBackupOptions {
+  /** The store's `file:` URL. */
+  url: string;
+  /** Accepted for symmetry with the store's options; local files need none. */
+  authToken?: string;
+}
+
+/** Which database {@link maintainLibsql} works on. */
+export interface LibsqlMaintainOptions {
+  /** The store's `file:` URL. */
+  url: string;
+}
+
+function invalid(detail: string): FloretError {
+  return new FloretError("invalid_input", detail);
+}
+
+// Both tools need a file: a remote server keeps its own storage, and an
+// in-memory database has nothing to back up or reclaim. A missing file would
+// silently become a new empty database, so that is refused too.
+function existingFile(options: { url: string } | null, tool: string): string {
+  if (options === null || typeof options !== "object" || typeof options.url !== "string") {
+    throw invalid(`Invalid ${tool} options: expected { url: string }`);
+  }
+  if (!options.url.startsWith("file:")) {
+    throw invalid(`Invalid ${tool} options: url must be a local file: URL, got ${options.url}`);
+  }
+  const path = localPath(options.url);
+  if (path.startsWith("file:")) throw invalid(`Invalid ${tool} options: in-memory database`);
+  if (!existsSync(path)) throw invalid(`No database at ${options.url}`);
+  return path;
+}
+
+// Text of an SQL string literal: VACUUM INTO takes its file name as an expression.
+function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Writes a consistent copy of a local store file to a new file: `VACUUM INTO`
+ * reads one snapshot, committed WAL records included, and writes a compact
+ * database that `libsqlStore({ url: "file:<copy>" })` opens like the
+ * original. Works while hosts have the database open (their idle connections
+ * and even concurrent commits do not disturb the snapshot).
+ *
+ * @param options `{ url }` of the store (a `file:` URL)
+ * @param destinationPath where the copy goes; must not exist yet
+ * @returns when the copy is complete on disk
+ * @throws {FloretError} `invalid_input` when the destination exists (it is left
+ *   untouched), the URL is not a local file, or there is no database;
+ *   `storage_failure` when the copy fails (the partial copy is removed)
+ * @example
+ * ```ts ignore
+ * import { backupLibsql } from "@floret/engine/libsql";
+ * await backupLibsql({ url: "file:floret.db" }, "backups/floret-2026-12-01.db");
+ * ```
+ */
+export function backupLibsql(
+  options: LibsqlBackupOptions,
+  destinationPath: string,
+): Promise<void> {
+  // The driver is synchronous; the promise keeps the signature open for remote copies.
+  return new Promise((resolve) => resolve(backupNow(options, destinationPath)));
+}
+
+function backupNow(options: LibsqlBackupOptions, destinationPath: string): void {
+  const source = existingFile(options, "backupLibsql");
+  if (typeof destinationPath !== "string" || destinationPath === "") {
+    throw invalid("Invalid backupLibsql destination: expected a file path");
+  }
+  // Claim the name atomically: "wx" fails when anything is already there,
+  // and VACUUM INTO accepts the empty file this leaves.
+  try {
+    closeSync(openSync(destinationPath, "wx"));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EEXIST") {
+      throw invalid(`Backup destination exists: ${destinationPath}`);
+    }
+    throw storageFailure(error, "backup");
+  }
+  const db = new Database(source);
+  try {
+    db.exec("PRAGMA busy_timeout = 1000");
+    db.exec(`VACUUM INTO ${sqlString(destinationPath)}`);
+  } catch (error) {
+    rmSync(destinationPath, { force: true });
+    throw storageFailure(error, "backup");
+  } finally {
+    db.close();
+  }
+}
+
+// The database header's "total freelist pages" (big-endian, offset 36). Read
+// from the file because every statement that returns rows would need a
+// prepared statement, and the driver keeps a connection open until its
+// statements are garbage-collected.
+function freelistPages(path: string): number {
+  const header = new Uint8Array(100);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, header, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return new DataView(header.buffer).getUint32(36);
+}
+
+/**
+ * Reclaims the free pages of a local store file (`PRAGMA incremental_vacuum`)
+ * and checkpoints its WAL into the main file. Stores created by this version
+ * use incremental auto-vacuum; an older file keeps the mode it was created
+ * with, and on one without auto-vacuum nothing is freed (`freedPages: 0`).
+ *
+ * It refuses while any connection has the database open — a host in this
+ * process or in another one, even an idle one — because it leaves WAL mode
+ * for the duration, which SQLite allows only to the sole connection. (A store
+ * closed in this process can count as open until its statements are
+ * garbage-collected.)
+ *
+ * @param options `{ url }` of the store (a `file:` URL)
+ * @returns the number of pages returned to the file system
+ * @throws {FloretError} `storage_failure` while the database is open
+ *   elsewhere (retry once the hosts are closed), or on I/O failure;
+ *   `invalid_input` when the URL is not a local file or there is no database
+ * @example
+ * ```ts ignore
+ * import { maintainLibsql } from "@floret/engine/libsql";
+ * const { freedPages } = await maintainLibsql({ url: "file:floret.db" });
+ * ```
+ */
+export function maintainLibsql(options: LibsqlMaintainOptions): Promise<{ freedPages: number }> {
+  return new Promise((resolve) => resolve(maintainNow(options)));
+}
+
+function maintainNow(options: LibsqlMaintainOptions): { freedPages: number } {
+  const path = existingFile(options, "maintainLibsql");
+  const db = new Database(path);
+  let leftWal = false;
+  try {
+    db.exec("PRAGMA busy_timeout = 0");
+    try {
+      // Leaving WAL mode needs an exclusive lock, which every other open
+      // connection blocks (each holds a shared lock while open, idle or not).
+      // Leaving also checkpoints the whole WAL into the main file.
+      db.exec("PRAGMA journal_mode = DELETE");
+      leftWal = true;
+      db.exec("BEGIN EXCLUSIVE");
+      db.exec("COMMIT");
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      throw new FloretError(
+        "storage_failure",
+        `Database is in use: close every host on ${options.url} before maintenance`,
+        { cause: error },
+      );
+    }
+    const before = freelistPages(path);
+    db.exec("PRAGMA incremental_vacuum");
+    const after = freelistPages(path);
+    return { freedPages: Math.max(0, before - after) };
+  } catch (error) {
+    throw storageFailure(error, "maintenance");
+  } finally {
+    try {
+      if (leftWal) db.exec("PRAGMA journal_mode = WAL");
+    } finally {
+      db.close();
+    }
+  }
+}
