@@ -1,6 +1,8 @@
 // Storage throughput: sequential commits per second (1 and 10 keys per
-// commit, 100-byte values) and listing throughput (entries per second, full
-// prefix scans and pages of 100) for every KvStore adapter.
+// commit, 100-byte values), commits per second from 200 concurrent writers
+// (each commit checks the writer's own record version and sets it plus one
+// entry, like an engine thread's step), and listing throughput (entries per
+// second, full prefix scans and pages of 100) for every KvStore adapter.
 // Run: npx tsx bench/kv.ts [--quick]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,7 @@ interface Row {
   adapter: string;
   commit1: number;
   commit10: number;
+  concurrent: number;
   listAll: number;
   listPaged: number;
 }
@@ -39,6 +42,7 @@ async function measure(adapter: string, open: () => KvStore, commits: number): P
     const result = await store.commit({ set });
     if (!result.ok) throw new Error("commit failed");
   });
+  const concurrent = await concurrentRate(store, commits);
   for (let i = 0; i < LIST_KEYS; i += 100) {
     const set = Array.from({ length: 100 }, (_, j) => ({ key: ["list", i + j], value: VALUE }));
     await store.commit({ set });
@@ -57,7 +61,28 @@ async function measure(adapter: string, open: () => KvStore, commits: number): P
     }
   });
   await store.close();
-  return { adapter, commit1, commit10, listAll, listPaged };
+  return { adapter, commit1, commit10, concurrent, listAll, listPaged };
+}
+
+const WRITERS = 200;
+
+// Every writer commits in turn with a check on its own record, as the engine's
+// threads do; the total is `commits` (rounded up to a multiple of WRITERS).
+async function concurrentRate(store: KvStore, commits: number): Promise<number> {
+  const each = Math.ceil(commits / WRITERS);
+  const start = performance.now();
+  await Promise.all(Array.from({ length: WRITERS }, async (_, w) => {
+    let version: string | null = null;
+    for (let i = 0; i < each; i++) {
+      const result = await store.commit({
+        checks: [{ key: ["conc", w], version }],
+        set: [{ key: ["conc", w], value: VALUE }, { key: ["conc", w, i], value: VALUE }],
+      });
+      if (!result.ok) throw new Error("concurrent commit failed its own check");
+      version = result.version;
+    }
+  }));
+  return (each * WRITERS) / ((performance.now() - start) / 1000);
 }
 
 const dir = mkdtempSync(join(tmpdir(), "floret-bench-"));
@@ -96,11 +121,13 @@ const fmt = (value: number): string => Math.round(value).toLocaleString("en-US")
 console.log(`runtime: node ${process.version}, ${LIST_KEYS} keys listed, 100-byte values`);
 console.log(
   `${"adapter".padEnd(36)}${"commits/s 1 key".padStart(16)}${"commits/s 10 keys".padStart(18)}` +
+    `${"200 writers /s".padStart(16)}` +
     `${"list entries/s".padStart(16)}${"paged (100) /s".padStart(16)}`,
 );
 for (const row of rows) {
   console.log(
     `${row.adapter.padEnd(36)}${fmt(row.commit1).padStart(16)}${fmt(row.commit10).padStart(18)}` +
+      `${fmt(row.concurrent).padStart(16)}` +
       `${fmt(row.listAll).padStart(16)}${fmt(row.listPaged).padStart(16)}`,
   );
 }

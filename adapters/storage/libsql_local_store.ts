@@ -77,52 +77,72 @@ export function localStore(path: string, settings: PragmaSettings): KvStore {
 
   const committer = new GroupCommitter((plans) => attempt((db) => db.runGroup(plans)));
 
+  // Calls made before close() still complete: close waits for them.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    const done = () => inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  };
+
   return {
-    async getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
-      const encoded = planGet(keys);
-      if (encoded.length === 0) return [];
-      await connect();
-      try {
-        const rows = await attempt((db) => db.getMany(encoded));
-        return encoded.map((key, i) => {
-          const row = rows[i];
-          return row ? { key: decodeKey(key), value: row.value, version: row.version } : null;
-        });
-      } catch (error) {
-        throw storageFailure(error, "read");
-      }
+    getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
+      return track(getMany(keys));
     },
 
-    async list(selector: KvSelector, listOptions?: KvListOptions): Promise<KvEntry[]> {
-      const scan = planScan(selector, listOptions);
-      await connect();
-      if (scan.empty) return [];
-      try {
-        const rows = await attempt((db) => db.list(scan));
-        return rows.map((row) => ({
-          key: decodeKey(row.key),
-          value: row.value,
-          version: row.version,
-        }));
-      } catch (error) {
-        throw storageFailure(error, "list");
-      }
+    list(selector: KvSelector, listOptions?: KvListOptions): Promise<KvEntry[]> {
+      return track(list(selector, listOptions));
     },
 
-    async commit(op: KvCommit): Promise<KvCommitResult> {
-      const plan = planCommit(op);
-      await connect();
-      if (closed) throw new FloretError("storage_failure", "Store is closed: libsqlStore");
-      return await committer.submit(plan);
+    commit(op: KvCommit): Promise<KvCommitResult> {
+      return track(commit(op));
     },
 
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      // Commits accepted before close still land.
+      await Promise.allSettled([...inFlight]);
       await committer.drain();
       connection?.close();
       connection = undefined;
     },
   };
+
+  async function getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
+    const encoded = planGet(keys);
+    if (encoded.length === 0) return [];
+    await connect();
+    try {
+      const rows = await attempt((db) => db.getMany(encoded));
+      return encoded.map((key, i) => {
+        const row = rows[i];
+        return row ? { key: decodeKey(key), value: row.value, version: row.version } : null;
+      });
+    } catch (error) {
+      throw storageFailure(error, "read");
+    }
+  }
+
+  async function list(selector: KvSelector, listOptions?: KvListOptions): Promise<KvEntry[]> {
+    const scan = planScan(selector, listOptions);
+    await connect();
+    if (scan.empty) return [];
+    try {
+      const rows = await attempt((db) => db.list(scan));
+      return rows.map((row) => ({
+        key: decodeKey(row.key),
+        value: row.value,
+        version: row.version,
+      }));
+    } catch (error) {
+      throw storageFailure(error, "list");
+    }
+  }
+
+  async function commit(op: KvCommit): Promise<KvCommitResult> {
+    const plan = planCommit(op);
+    await connect();
+    return await committer.submit(plan);
+  }
 }
