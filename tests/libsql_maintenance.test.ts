@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isFloretError } from "@floret/engine";
 import { backupLibsql, libsqlStore, maintainLibsql } from "@floret/engine/libsql";
+import { startHranaServer } from "./support/hrana_server.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floret-maint-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -99,9 +100,47 @@ describe("backupLibsql", () => {
     await store.close();
   });
 
-  test("refuses what is not a local database, before touching the destination", async () => {
+  test("copies a store on a libSQL server into a local store file", async () => {
+    const server = await startHranaServer(join(dir, "remote"));
+    try {
+      const url = server.newDatabaseUrl();
+      const store = libsqlStore({ url });
+      // More rows than one page of the copy, so paging is exercised.
+      for (let i = 0; i < 1200; i += 300) {
+        await store.commit({
+          set: Array.from({ length: 300 }, (_, j) => ({
+            key: ["remote", i + j],
+            value: bytes(`v${i + j}`),
+          })),
+        });
+      }
+      const original = await store.list({ prefix: [] });
+      const copy = join(dir, "backup-remote.db");
+      await backupLibsql({ url, authToken: "unused-by-the-test-server" }, copy);
+      await store.close();
+      assert.ok(!existsSync(`${copy}-journal`) && !existsSync(`${copy}-wal`));
+      const restored = libsqlStore({ url: `file:${copy}` });
+      assert.deepEqual(await restored.list({ prefix: [] }), original);
+      const next = await restored.commit({ set: [{ key: ["after"], value: bytes("x") }] });
+      assert.ok(next.ok && next.version > original.at(-1)!.version);
+      await restored.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a failed remote copy leaves no destination behind", async () => {
+    const destination = join(dir, "unreachable.db");
+    await assert.rejects(
+      backupLibsql({ url: "http://127.0.0.1:1" }, destination),
+      (e) => isFloretError(e, "storage_failure"),
+    );
+    assert.ok(!existsSync(destination));
+  });
+
+  test("refuses what is not a database, before touching the destination", async () => {
     const destination = join(dir, "never.db");
-    for (const url of [":memory:", "http://127.0.0.1:1/db", `file:${join(dir, "missing.db")}`]) {
+    for (const url of [":memory:", "ftp://127.0.0.1/db", `file:${join(dir, "missing.db")}`]) {
       await assert.rejects(
         backupLibsql({ url }, destination),
         (e) => isFloretError(e, "invalid_input"),

@@ -1,8 +1,8 @@
 /**
- * Operator tools for a local libSQL store file: a consistent backup copy and
- * the reclaiming of free pages. Both open their own short-lived connection
- * and run only statements that finish inside `exec`, so nothing of theirs
- * outlives the call.
+ * Operator tools for a libSQL store: a consistent backup copy (of a local
+ * file or a remote server) and the reclaiming of free pages of a local file.
+ * On the source file both run only statements that finish inside `exec`, so
+ * no connection of theirs outlives the call.
  *
  * @module
  */
@@ -11,15 +11,18 @@ import { closeSync, existsSync, openSync, readSync, rmSync } from "node:fs";
 import Database from "libsql";
 import { FloretError } from "../../src/errors.ts";
 import { localPath } from "./libsql_native.ts";
+import { copyRemoteStore } from "./libsql_remote_copy.ts";
 import { isBusy, storageFailure } from "./libsql_statements.ts";
 
 /** Where {@link backupLibsql} reads from. */
 export interface LibsqlBackupOptions {
-  /** The store's `file:` URL. */
+  /** The store's URL: `file:`, or a server's `http(s):`, `libsql:` or `ws(s):` URL. */
   url: string;
-  /** Accepted for symmetry with the store's options; local files need none. */
+  /** The server's token (remote URLs only). */
   authToken?: string;
 }
+
+const REMOTE = /^(https?|libsql|wss?):/;
 
 /** Which database {@link maintainLibsql} works on. */
 export interface LibsqlMaintainOptions {
@@ -39,7 +42,7 @@ function existingFile(options: { url: string } | null, tool: string): string {
     throw invalid(`Invalid ${tool} options: expected { url: string }`);
   }
   if (!options.url.startsWith("file:")) {
-    throw invalid(`Invalid ${tool} options: url must be a local file: URL, got ${options.url}`);
+    throw invalid(`Invalid ${tool} options: url must be a file: URL here, got ${options.url}`);
   }
   const path = localPath(options.url);
   if (path.startsWith("file:")) throw invalid(`Invalid ${tool} options: in-memory database`);
@@ -53,17 +56,18 @@ function sqlString(text: string): string {
 }
 
 /**
- * Writes a consistent copy of a local store file to a new file: `VACUUM INTO`
- * reads one snapshot, committed WAL records included, and writes a compact
- * database that `libsqlStore({ url: "file:<copy>" })` opens like the
- * original. Works while hosts have the database open (their idle connections
- * and even concurrent commits do not disturb the snapshot).
+ * Writes a consistent copy of a store to a new local file that
+ * `libsqlStore({ url: "file:<copy>" })` opens like the original. For a local
+ * file, `VACUUM INTO` reads one snapshot, committed WAL records included; for
+ * a server, the rows are read page by page inside one read transaction. Works
+ * while hosts have the database open (their idle connections and even
+ * concurrent commits do not disturb the snapshot).
  *
- * @param options `{ url }` of the store (a `file:` URL)
+ * @param options `{ url, authToken? }` of the store
  * @param destinationPath where the copy goes; must not exist yet
  * @returns when the copy is complete on disk
  * @throws {FloretError} `invalid_input` when the destination exists (it is left
- *   untouched), the URL is not a local file, or there is no database;
+ *   untouched), the URL is in-memory, or there is no local database;
  *   `storage_failure` when the copy fails (the partial copy is removed)
  * @example
  * ```ts ignore
@@ -71,21 +75,31 @@ function sqlString(text: string): string {
  * await backupLibsql({ url: "file:floret.db" }, "backups/floret-2026-12-01.db");
  * ```
  */
-export function backupLibsql(
+export async function backupLibsql(
   options: LibsqlBackupOptions,
   destinationPath: string,
 ): Promise<void> {
-  // The driver is synchronous; the promise keeps the signature open for remote copies.
-  return new Promise((resolve) => resolve(backupNow(options, destinationPath)));
+  const remote = typeof options?.url === "string" && REMOTE.test(options.url);
+  if (remote && options.authToken !== undefined && typeof options.authToken !== "string") {
+    throw invalid("Invalid backupLibsql options: authToken must be a string");
+  }
+  const source = remote ? options.url : existingFile(options, "backupLibsql");
+  claim(destinationPath);
+  try {
+    if (remote) await copyRemoteStore(options, destinationPath);
+    else vacuumInto(source, destinationPath);
+  } catch (error) {
+    rmSync(destinationPath, { force: true });
+    throw storageFailure(error, "backup");
+  }
 }
 
-function backupNow(options: LibsqlBackupOptions, destinationPath: string): void {
-  const source = existingFile(options, "backupLibsql");
+// Claims the name atomically: "wx" fails when anything is already there, and
+// both copy paths accept the empty file this leaves.
+function claim(destinationPath: string): void {
   if (typeof destinationPath !== "string" || destinationPath === "") {
     throw invalid("Invalid backupLibsql destination: expected a file path");
   }
-  // Claim the name atomically: "wx" fails when anything is already there,
-  // and VACUUM INTO accepts the empty file this leaves.
   try {
     closeSync(openSync(destinationPath, "wx"));
   } catch (error) {
@@ -94,13 +108,13 @@ function backupNow(options: LibsqlBackupOptions, destinationPath: string): void 
     }
     throw storageFailure(error, "backup");
   }
+}
+
+function vacuumInto(source: string, destinationPath: string): void {
   const db = new Database(source);
   try {
     db.exec("PRAGMA busy_timeout = 1000");
     db.exec(`VACUUM INTO ${sqlString(destinationPath)}`);
-  } catch (error) {
-    rmSync(destinationPath, { force: true });
-    throw storageFailure(error, "backup");
   } finally {
     db.close();
   }
