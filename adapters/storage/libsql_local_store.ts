@@ -37,20 +37,27 @@ export function localStore(path: string, settings: PragmaSettings): KvStore {
   let ready: Promise<NativeConnection> | undefined;
   let closed = false;
 
+  // The new connection becomes current only once its pragmas hold, so no
+  // operation ever runs without the busy timeout or the synchronous level.
   const fresh = async (): Promise<NativeConnection> => {
-    connection?.close();
-    connection = undefined;
     const opened = new NativeConnection(path);
+    try {
+      await applyPragmas(opened, settings);
+    } catch (error) {
+      opened.close();
+      throw error;
+    }
+    connection?.close();
     connection = opened;
-    await applyPragmas(opened, settings);
     return opened;
   };
 
   // After SQLITE_BUSY a failed statement may keep its read snapshot, and
   // every later write on that connection would fail with
   // SQLITE_BUSY_SNAPSHOT; a fresh connection is the way out.
+  // (Also while close() drains: it closes the connection only afterwards.)
   const recover = async (): Promise<void> => {
-    if (!closed) await fresh();
+    if (connection) await fresh();
   };
   const current = (): NativeConnection => {
     if (!connection) throw new FloretError("storage_failure", "Store is closed: libsqlStore");
@@ -63,7 +70,7 @@ export function localStore(path: string, settings: PragmaSettings): KvStore {
     if (closed) {
       return Promise.reject(new FloretError("storage_failure", "Store is closed: libsqlStore"));
     }
-    ready ??= retryBusy(fresh, recover)
+    ready ??= retryBusy(fresh)
       .then(() => attempt((db) => prepareSchema(db)))
       .then(() => current())
       .catch((error) => {
