@@ -1,7 +1,7 @@
 /**
  * A {@link KvStore} on libSQL: a local SQLite file, a Turso database, or any
  * libSQL server over `http(s)://` or `libsql://`, plus the operator's tools
- * for local files ({@link backupLibsql}, {@link maintainLibsql}). Import it
+ * ({@link backupLibsql}, {@link maintainLibsql}). Import it
  * from `@floret/engine/libsql` so the core never loads `@libsql/client`.
  *
  * @module
