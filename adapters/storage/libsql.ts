@@ -8,8 +8,8 @@
  */
 
 import type { Client } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
-import type { KvStore } from "../../src/spi/kv_store.ts";
+import { FloretError } from "@floret/engine/spi";
+import type { KvStore } from "@floret/engine/spi";
 import { clientStore } from "./libsql_client_store.ts";
 import { localStore } from "./libsql_local_store.ts";
 import { localPath } from "./libsql_native.ts";

@@ -9,10 +9,15 @@
  */
 
 import { type Client, createClient } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
-import { decodeKey } from "../../src/spi/key_codec.ts";
-import { bytesToMapKey, formatVersion, planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
-import { planScan } from "../../src/spi/kv_range.ts";
+import {
+  bytesToMapKey,
+  decodeKey,
+  FloretError,
+  formatVersion,
+  planCommit,
+  planGet,
+  planScan,
+} from "@floret/engine/spi";
 import type {
   KvCommit,
   KvCommitResult,
@@ -21,7 +26,7 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
-} from "../../src/spi/kv_store.ts";
+} from "@floret/engine/spi";
 import { nextTurn } from "./libsql_group_commit.ts";
 import { applyPragmas, type PragmaSettings, prepareSchema } from "./libsql_schema.ts";
 import {

@@ -8,8 +8,7 @@
  * @module
  */
 
-import type { CommitPlan } from "../../src/spi/kv_commit_plan.ts";
-import type { KvCommitResult } from "../../src/spi/kv_store.ts";
+import type { CommitPlan, KvCommitResult } from "@floret/engine/spi";
 import { storageFailure } from "./libsql_statements.ts";
 
 /** What became of one commit of a group: its result, or the error that failed only it. */

@@ -7,10 +7,7 @@
  * @module
  */
 
-import { FloretError } from "../../src/errors.ts";
-import { decodeKey } from "../../src/spi/key_codec.ts";
-import { planCommit, planGet } from "../../src/spi/kv_commit_plan.ts";
-import { planScan } from "../../src/spi/kv_range.ts";
+import { decodeKey, FloretError, planCommit, planGet, planScan } from "@floret/engine/spi";
 import type {
   KvCommit,
   KvCommitResult,
@@ -19,7 +16,7 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
-} from "../../src/spi/kv_store.ts";
+} from "@floret/engine/spi";
 import { GroupCommitter } from "./libsql_group_commit.ts";
 import { NativeConnection } from "./libsql_native.ts";
 import { applyPragmas, type PragmaSettings, prepareSchema } from "./libsql_schema.ts";

@@ -9,7 +9,7 @@
 
 import { closeSync, existsSync, openSync, readSync, rmSync } from "node:fs";
 import Database from "libsql";
-import { FloretError } from "../../src/errors.ts";
+import { FloretError } from "@floret/engine/spi";
 import { localPath } from "./libsql_native.ts";
 import { copyRemoteStore } from "./libsql_remote_copy.ts";
 import { isBusy, storageFailure } from "./libsql_statements.ts";

@@ -11,9 +11,8 @@
 import Database from "libsql";
 import type { InStatement } from "@libsql/client";
 import { expandConfig, isInMemoryConfig } from "@libsql/core/config";
-import { FloretError } from "../../src/errors.ts";
-import { type CommitPlan, formatVersion } from "../../src/spi/kv_commit_plan.ts";
-import type { KvScan } from "../../src/spi/kv_range.ts";
+import { FloretError, formatVersion } from "@floret/engine/spi";
+import type { CommitPlan, KvScan } from "@floret/engine/spi";
 import type { GroupOutcome } from "./libsql_group_commit.ts";
 import type { SqlSession } from "./libsql_schema.ts";
 import { isBusy } from "./libsql_statements.ts";

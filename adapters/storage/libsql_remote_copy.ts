@@ -8,7 +8,7 @@
  */
 
 import { createClient, type InStatement } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
+import { FloretError } from "@floret/engine/spi";
 import { NativeConnection } from "./libsql_native.ts";
 import { prepareSchema, SCHEMA_VERSION } from "./libsql_schema.ts";
 

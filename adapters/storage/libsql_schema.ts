@@ -8,7 +8,7 @@
  */
 
 import type { InStatement } from "@libsql/client";
-import { FloretError } from "../../src/errors.ts";
+import { FloretError } from "@floret/engine/spi";
 
 /**
  * The part of a libSQL connection the schema code needs. A `Client` is one;
