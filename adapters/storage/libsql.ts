@@ -12,7 +12,6 @@ import { FloretError } from "@floret/engine/spi";
 import type { KvStore } from "@floret/engine/spi";
 import { clientStore } from "./libsql_client_store.ts";
 import { localStore } from "./libsql_local_store.ts";
-import { localPath } from "./libsql_native.ts";
 
 export { backupLibsql, maintainLibsql } from "./libsql_maintenance.ts";
 export type { LibsqlBackupOptions, LibsqlMaintainOptions } from "./libsql_maintenance.ts";
@@ -104,7 +103,7 @@ function validate(options: LibsqlStoreOptions): Required<LibsqlTuning> {
 export function libsqlStore(options: LibsqlStoreOptions): KvStore {
   const tuning = validate(options);
   if (!("client" in options) && /^(file:|:memory:$)/.test(options.url)) {
-    return localStore(localPath(options.url), tuning);
+    return localStore(options.url, tuning);
   }
   return clientStore(options, tuning);
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import {
   bytesToMapKey,
   decodeKey,
@@ -28,6 +28,7 @@ import type {
   KvStore,
 } from "@floret/engine/spi";
 import { nextTurn } from "./libsql_group_commit.ts";
+import { loadClient } from "./libsql_peers.ts";
 import { applyPragmas, type PragmaSettings, prepareSchema } from "./libsql_schema.ts";
 import {
   blob,
@@ -99,6 +100,7 @@ export function clientStore(
     if (!client && !("client" in options)) {
       // One connection per owned file client, so the pragmas set at open
       // hold for every statement; busy waits also get the driver's timeout.
+      const { createClient } = await loadClient();
       client = createClient({
         url: options.url,
         authToken: options.authToken,

@@ -18,18 +18,19 @@ import type {
   KvStore,
 } from "@floret/engine/spi";
 import { GroupCommitter } from "./libsql_group_commit.ts";
-import { NativeConnection } from "./libsql_native.ts";
+import { localPath, NativeConnection } from "./libsql_native.ts";
 import { applyPragmas, type PragmaSettings, prepareSchema } from "./libsql_schema.ts";
 import { retryBusy, storageFailure } from "./libsql_statements.ts";
 
 /**
  * Opens the local store. Nothing touches the file until the first call.
  *
- * @param path a driver path from `localPath`
+ * @param url a `file:` URL or `:memory:`; a malformed one fails the first call
+ *   with `invalid_input`
  * @param settings pragmas for the connection
  * @returns the store
  */
-export function localStore(path: string, settings: PragmaSettings): KvStore {
+export function localStore(url: string, settings: PragmaSettings): KvStore {
   let connection: NativeConnection | undefined;
   let ready: Promise<NativeConnection> | undefined;
   let closed = false;
@@ -37,7 +38,7 @@ export function localStore(path: string, settings: PragmaSettings): KvStore {
   // The new connection becomes current only once its pragmas hold, so no
   // operation ever runs without the busy timeout or the synchronous level.
   const fresh = async (): Promise<NativeConnection> => {
-    const opened = new NativeConnection(path);
+    const opened = await NativeConnection.open(await localPath(url));
     try {
       await applyPragmas(opened, settings);
     } catch (error) {

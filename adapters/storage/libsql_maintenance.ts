@@ -8,9 +8,10 @@
  */
 
 import { closeSync, existsSync, openSync, readSync, rmSync } from "node:fs";
-import Database from "libsql";
+import type Database from "libsql";
 import { FloretError } from "@floret/engine/spi";
 import { localPath } from "./libsql_native.ts";
+import { loadDriver } from "./libsql_peers.ts";
 import { copyRemoteStore } from "./libsql_remote_copy.ts";
 import { isBusy, storageFailure } from "./libsql_statements.ts";
 
@@ -37,14 +38,14 @@ function invalid(detail: string): FloretError {
 // Both tools need a file: a remote server keeps its own storage, and an
 // in-memory database has nothing to back up or reclaim. A missing file would
 // silently become a new empty database, so that is refused too.
-function existingFile(options: { url: string } | null, tool: string): string {
+async function existingFile(options: { url: string } | null, tool: string): Promise<string> {
   if (options === null || typeof options !== "object" || typeof options.url !== "string") {
     throw invalid(`Invalid ${tool} options: expected { url: string }`);
   }
   if (!options.url.startsWith("file:")) {
     throw invalid(`Invalid ${tool} options: url must be a file: URL here, got ${options.url}`);
   }
-  const path = localPath(options.url);
+  const path = await localPath(options.url);
   if (path.startsWith("file:")) throw invalid(`Invalid ${tool} options: in-memory database`);
   if (!existsSync(path)) throw invalid(`No database at ${options.url}`);
   return path;
@@ -83,11 +84,11 @@ export async function backupLibsql(
   if (remote && options.authToken !== undefined && typeof options.authToken !== "string") {
     throw invalid("Invalid backupLibsql options: authToken must be a string");
   }
-  const source = remote ? options.url : existingFile(options, "backupLibsql");
+  const source = remote ? options.url : await existingFile(options, "backupLibsql");
   claim(destinationPath);
   try {
     if (remote) await copyRemoteStore(options, destinationPath);
-    else vacuumInto(source, destinationPath);
+    else vacuumInto(await openDriver(source), destinationPath);
   } catch (error) {
     rmSync(destinationPath, { force: true });
     throw storageFailure(error, "backup");
@@ -110,8 +111,12 @@ function claim(destinationPath: string): void {
   }
 }
 
-function vacuumInto(source: string, destinationPath: string): void {
-  const db = new Database(source);
+async function openDriver(path: string): Promise<Database.Database> {
+  const Driver = await loadDriver();
+  return new Driver(path);
+}
+
+function vacuumInto(db: Database.Database, destinationPath: string): void {
   try {
     db.exec("PRAGMA busy_timeout = 1000");
     db.exec(`VACUUM INTO ${sqlString(destinationPath)}`);
@@ -158,13 +163,16 @@ function freelistPages(path: string): number {
  * const { freedPages } = await maintainLibsql({ url: "file:floret.db" });
  * ```
  */
-export function maintainLibsql(options: LibsqlMaintainOptions): Promise<{ freedPages: number }> {
-  return new Promise((resolve) => resolve(maintainNow(options)));
+export async function maintainLibsql(
+  options: LibsqlMaintainOptions,
+): Promise<{ freedPages: number }> {
+  const path = await existingFile(options, "maintainLibsql");
+  return reclaim(await openDriver(path), path, options.url);
 }
 
-function maintainNow(options: LibsqlMaintainOptions): { freedPages: number } {
-  const path = existingFile(options, "maintainLibsql");
-  const db = new Database(path);
+// Synchronous from the lock to the last pragma: nothing else of this process
+// runs in between.
+function reclaim(db: Database.Database, path: string, url: string): { freedPages: number } {
   let leftWal = false;
   try {
     db.exec("PRAGMA busy_timeout = 0");
@@ -180,7 +188,7 @@ function maintainNow(options: LibsqlMaintainOptions): { freedPages: number } {
       if (!isBusy(error)) throw error;
       throw new FloretError(
         "storage_failure",
-        `Database is in use: close every host on ${options.url} before maintenance`,
+        `Database is in use: close every host on ${url} before maintenance`,
         { cause: error },
       );
     }

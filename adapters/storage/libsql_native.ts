@@ -8,13 +8,13 @@
  * @module
  */
 
-import Database from "libsql";
+import type Database from "libsql";
 import type { InStatement } from "@libsql/client";
-import { expandConfig, isInMemoryConfig } from "@libsql/core/config";
 import { FloretError, formatVersion } from "@floret/engine/spi";
 import type { CommitPlan, KvScan } from "@floret/engine/spi";
 import type { GroupOutcome } from "./libsql_group_commit.ts";
 import type { SqlSession } from "./libsql_schema.ts";
+import { loadClient, loadConfig, loadDriver } from "./libsql_peers.ts";
 import { isBusy } from "./libsql_statements.ts";
 
 type Connection = InstanceType<typeof Database>;
@@ -35,10 +35,14 @@ export interface NativeRow {
  * as `@libsql/client` parses it.
  *
  * @param url a `file:` URL or `:memory:`
- * @returns the driver path
+ * @returns the driver path (once `@libsql/core` is loaded)
  * @throws {FloretError} `invalid_input` for a URL the client would refuse
  */
-export function localPath(url: string): string {
+export async function localPath(url: string): Promise<string> {
+  // The driver and the URL parser come with @libsql/client: a host without it
+  // is told to install that one package.
+  await loadClient();
+  const { expandConfig, isInMemoryConfig } = await loadConfig();
   try {
     const config = expandConfig({ url }, true);
     if (config.scheme !== "file") throw new Error(`not a file URL: ${url}`);
@@ -103,13 +107,21 @@ export class NativeConnection implements SqlSession {
   readonly #db: Connection;
   #prepared: Prepared | undefined;
 
+  /** Use {@link NativeConnection.open}. */
+  private constructor(db: Connection) {
+    this.#db = db;
+  }
+
   /**
-   * Opens the driver connection.
+   * Opens a driver connection (loading the driver on first use).
    *
    * @param path a path from {@link localPath}
+   * @returns the connection
    */
-  constructor(path: string) {
-    this.#db = new Database(path);
+  static async open(path: string): Promise<NativeConnection> {
+    await loadClient();
+    const Driver = await loadDriver();
+    return new NativeConnection(new Driver(path));
   }
 
   // Prepared on first use, after the schema exists.

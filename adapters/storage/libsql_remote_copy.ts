@@ -7,9 +7,10 @@
  * @module
  */
 
-import { createClient, type InStatement } from "@libsql/client";
+import type { InStatement } from "@libsql/client";
 import { FloretError } from "@floret/engine/spi";
 import { NativeConnection } from "./libsql_native.ts";
+import { loadClient } from "./libsql_peers.ts";
 import { prepareSchema, SCHEMA_VERSION } from "./libsql_schema.ts";
 
 /** Rows per read round trip and per local write transaction. */
@@ -41,8 +42,9 @@ export async function copyRemoteStore(
   options: { url: string; authToken?: string },
   destinationPath: string,
 ): Promise<void> {
+  const { createClient } = await loadClient();
   const client = createClient({ url: options.url, authToken: options.authToken });
-  const target = new NativeConnection(destinationPath);
+  const target = await NativeConnection.open(destinationPath);
   try {
     const snapshot = await client.transaction("read");
     try {
