@@ -1,8 +1,10 @@
 // Storage throughput: sequential commits per second (1 and 10 keys per
-// commit, 100-byte values) and listing throughput (entries per second, full
-// prefix scans and pages of 100) for every KvStore adapter.
+// commit, 100-byte values), commits per second from 200 concurrent writers
+// (each commit checks the writer's own record version and sets it plus one
+// entry, like an engine thread's step), and listing throughput (entries per
+// second, full prefix scans and pages of 100) for every KvStore adapter.
 // Run: npx tsx bench/kv.ts [--quick]
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KvStore, memoryStore } from "@floret/engine";
@@ -16,14 +18,26 @@ const LIST_KEYS = quick ? 1000 : 5000;
 interface Row {
   adapter: string;
   commit1: number;
+  cpu1: number;
   commit10: number;
+  concurrent: number;
+  cpuConcurrent: number;
   listAll: number;
   listPaged: number;
 }
 
+// CPU microseconds (user + system) of this process per operation of the last
+// `rate` or `concurrentRate` call: on a shared machine it moves far less with
+// other processes' load than wall time does (it misses time spent waiting for
+// fsync, which the commits/s columns include).
+let lastCpuUs = 0;
+
 async function rate(count: number, body: (i: number) => Promise<void>): Promise<number> {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < count; i++) await body(i);
+  const used = process.cpuUsage(cpu);
+  lastCpuUs = (used.user + used.system) / count;
   return count / ((performance.now() - start) / 1000);
 }
 
@@ -34,11 +48,14 @@ async function measure(adapter: string, open: () => KvStore, commits: number): P
     const result = await store.commit({ set: [{ key: ["one", i], value: VALUE }] });
     if (!result.ok) throw new Error("commit failed");
   });
+  const cpu1 = lastCpuUs;
   const commit10 = await rate(commits, async (i) => {
     const set = Array.from({ length: 10 }, (_, j) => ({ key: ["ten", i, j], value: VALUE }));
     const result = await store.commit({ set });
     if (!result.ok) throw new Error("commit failed");
   });
+  const concurrent = await concurrentRate(store, commits);
+  const cpuConcurrent = lastCpuUs;
   for (let i = 0; i < LIST_KEYS; i += 100) {
     const set = Array.from({ length: 100 }, (_, j) => ({ key: ["list", i + j], value: VALUE }));
     await store.commit({ set });
@@ -57,7 +74,32 @@ async function measure(adapter: string, open: () => KvStore, commits: number): P
     }
   });
   await store.close();
-  return { adapter, commit1, commit10, listAll, listPaged };
+  return { adapter, commit1, cpu1, commit10, concurrent, cpuConcurrent, listAll, listPaged };
+}
+
+const WRITERS = 200;
+
+// Every writer commits in turn with a check on its own record, as the engine's
+// threads do; the total is `commits` (rounded up to a multiple of WRITERS).
+async function concurrentRate(store: KvStore, commits: number): Promise<number> {
+  const each = Math.ceil(commits / WRITERS);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await Promise.all(Array.from({ length: WRITERS }, async (_, w) => {
+    let version: string | null = null;
+    for (let i = 0; i < each; i++) {
+      const result = await store.commit({
+        checks: [{ key: ["conc", w], version }],
+        set: [{ key: ["conc", w], value: VALUE }, { key: ["conc", w, i], value: VALUE }],
+      });
+      if (!result.ok) throw new Error("concurrent commit failed its own check");
+      version = result.version;
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  lastCpuUs = (used.user + used.system) / (each * WRITERS);
+  return (each * WRITERS) / seconds;
 }
 
 const dir = mkdtempSync(join(tmpdir(), "floret-bench-"));
@@ -92,15 +134,25 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const fmt = (value: number): string => Math.round(value).toLocaleString("en-US").padStart(12);
-console.log(`runtime: node ${process.version}, ${LIST_KEYS} keys listed, 100-byte values`);
+const fmt = (value: number, width: number): string =>
+  Math.round(value).toLocaleString("en-US").padStart(width);
+const load = existsSync("/proc/loadavg")
+  ? readFileSync("/proc/loadavg", "utf8").split(" ")[0]
+  : "?";
 console.log(
-  `${"adapter".padEnd(36)}${"commits/s 1 key".padStart(16)}${"commits/s 10 keys".padStart(18)}` +
+  `runtime: node ${process.version}, ${LIST_KEYS} keys listed, 100-byte values, ` +
+    `1-min load at the end ${load}`,
+);
+console.log(
+  `${"adapter".padEnd(36)}${"commits/s 1 key".padStart(16)}${"cpu us".padStart(8)}` +
+    `${"commits/s 10 keys".padStart(18)}${"200 writers /s".padStart(16)}${"cpu us".padStart(8)}` +
     `${"list entries/s".padStart(16)}${"paged (100) /s".padStart(16)}`,
 );
 for (const row of rows) {
   console.log(
-    `${row.adapter.padEnd(36)}${fmt(row.commit1).padStart(16)}${fmt(row.commit10).padStart(18)}` +
-      `${fmt(row.listAll).padStart(16)}${fmt(row.listPaged).padStart(16)}`,
+    `${row.adapter.padEnd(36)}${fmt(row.commit1, 16)}${fmt(row.cpu1, 8)}` +
+      `${fmt(row.commit10, 18)}${fmt(row.concurrent, 16)}` +
+      `${fmt(row.cpuConcurrent, 8)}` +
+      `${fmt(row.listAll, 16)}${fmt(row.listPaged, 16)}`,
   );
 }

@@ -60,9 +60,10 @@ function openStore(
       info: `libsqlStore on a local file in ${tmpdir()}, journal_mode=WAL, synchronous=` +
         `${synchronous.toUpperCase()} (${
           synchronous === "full"
-            ? "adapter default: fsync of the WAL on every commit"
-            : "no fsync per commit"
-        }), every commit one libSQL batch transaction; ${PERSISTED}`,
+            ? "adapter default: fsync of the WAL on every transaction"
+            : "no fsync per transaction"
+        }), group commit: commits that arrive together share one transaction (one savepoint ` +
+        `and its own checks each), prepared statements reused; ${PERSISTED}`,
       cleanup: () => {
         const size = (path: string): number => {
           try {

@@ -7,8 +7,22 @@
  * @module
  */
 
-import type { Client } from "@libsql/client";
+import type { InStatement } from "@libsql/client";
 import { FloretError } from "@floret/engine/spi";
+
+/**
+ * The part of a libSQL connection the schema code needs. A `Client` is one;
+ * the store's own native connection offers the same shape, so the schema and
+ * its migrations exist once for both.
+ */
+export interface SqlSession {
+  /** `"file"` for local databases; the pragmas apply only there. */
+  readonly protocol: string;
+  /** Runs one statement outside any explicit transaction. */
+  execute(statement: InStatement): Promise<{ rows: ArrayLike<unknown>[] }>;
+  /** Runs statements in one write transaction: all of them or none. */
+  batch(statements: InStatement[], mode: "write"): Promise<{ rows: ArrayLike<unknown>[] }[]>;
+}
 
 /** The physical schema version this code writes and reads. */
 export const SCHEMA_VERSION = 1;
@@ -54,17 +68,26 @@ const MIGRATIONS: readonly (readonly string[])[] = [
 ];
 
 /**
- * Sets WAL mode and the connection pragmas on a local file database. Remote
- * servers manage their own durability, so this does nothing for them.
+ * Sets WAL mode and the connection pragmas on a local file database, and
+ * gives a brand-new database incremental auto-vacuum. Remote servers manage
+ * their own durability and space, so this does nothing for them.
  *
- * @param client the libSQL client
+ * @param client the libSQL client or native session
  * @param settings the synchronous level and busy timeout
  * @returns when the pragmas are applied
  */
-export async function applyPragmas(client: Client, settings: PragmaSettings): Promise<void> {
+export async function applyPragmas(client: SqlSession, settings: PragmaSettings): Promise<void> {
   if (client.protocol !== "file") return;
   // busy_timeout first: switching to WAL needs a lock another process may hold.
   await client.execute(`PRAGMA busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
+  // auto_vacuum takes effect only while the file has no table yet, and only
+  // before WAL mode is set. On an older database the pragma would merely
+  // linger as a pending setting for some later full VACUUM, so such a file
+  // keeps the mode it was created with.
+  const tables = await client.execute("SELECT count(*) FROM sqlite_schema");
+  if (Number(tables.rows[0]?.[0]) === 0) {
+    await client.execute("PRAGMA auto_vacuum = INCREMENTAL");
+  }
   await client.execute("PRAGMA journal_mode = WAL");
   await client.execute(
     `PRAGMA synchronous = ${settings.synchronous === "full" ? "FULL" : "NORMAL"}`,
@@ -83,11 +106,11 @@ function schemaOf(value: unknown): number {
  * Brings the schema up to {@link SCHEMA_VERSION}, one migration step per
  * version, each in its own write batch.
  *
- * @param client the libSQL client
+ * @param client the libSQL client or native session
  * @returns when the schema is current
  * @throws {FloretError} `store_too_new` when the store was written by a newer schema
  */
-export async function prepareSchema(client: Client): Promise<void> {
+export async function prepareSchema(client: SqlSession): Promise<void> {
   const results = await client.batch(META_STATEMENTS, "write");
   let schema = schemaOf(results[2].rows[0]?.[0]);
   if (schema > SCHEMA_VERSION) {

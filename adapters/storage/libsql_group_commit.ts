@@ -1,0 +1,143 @@
+/**
+ * Group commit for the local libSQL store: commits that arrive while a group
+ * is waiting to run (or is being retried after SQLITE_BUSY) are collected and
+ * handed over together, so one write transaction — and, with
+ * `synchronous=FULL`, one fsync of the WAL — serves many callers. Each commit
+ * keeps its own outcome: the runner reports one result per commit.
+ *
+ * @module
+ */
+
+import type { CommitPlan, KvCommitResult } from "@floret/engine/spi";
+import { storageFailure } from "./libsql_statements.ts";
+
+/** What became of one commit of a group: its result, or the error that failed only it. */
+export type GroupOutcome = KvCommitResult | { error: unknown };
+
+/**
+ * Runs one group in one transaction and returns one outcome per plan, in
+ * order. Throwing fails every commit of the group (nothing of it landed).
+ */
+export type GroupRunner = (plans: readonly CommitPlan[]) => Promise<GroupOutcome[]>;
+
+/** Bounds on one group, so a flood of commits never holds the write lock for long. */
+export interface GroupLimits {
+  /** Most commits in one transaction. */
+  maxCommits: number;
+  /** Most key and value bytes in one transaction (a larger single commit still runs alone). */
+  maxBytes: number;
+}
+
+/** Defaults: large enough for 200 concurrent threads, small enough to keep lock holds short. */
+export const DEFAULT_GROUP_LIMITS: GroupLimits = { maxCommits: 256, maxBytes: 8 * 1024 * 1024 };
+
+interface Waiting {
+  plan: CommitPlan;
+  bytes: number;
+  resolve: (result: KvCommitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Resolves on a later turn of the event loop, after every queued promise job. */
+export function nextTurn(): Promise<void> {
+  const immediate =
+    (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
+function sizeOf(plan: CommitPlan): number {
+  let bytes = 0;
+  for (const check of plan.checks) bytes += check.key.length;
+  for (const write of plan.writes) bytes += write.key.length + (write.value?.length ?? 0);
+  return bytes;
+}
+
+/**
+ * Queues commits and runs them in groups, one group at a time. A group
+ * starts on the next turn of the event loop, so every caller whose commit is
+ * already on its way (pending promise jobs) joins it; a caller alone pays one
+ * loop turn.
+ */
+export class GroupCommitter {
+  readonly #run: GroupRunner;
+  readonly #limits: GroupLimits;
+  #waiting: Waiting[] = [];
+  #busy = false;
+  #drained: (() => void)[] = [];
+
+  /**
+   * @param run executes one group in one transaction
+   * @param limits bounds on one group
+   */
+  constructor(run: GroupRunner, limits: GroupLimits = DEFAULT_GROUP_LIMITS) {
+    this.#run = run;
+    this.#limits = limits;
+  }
+
+  /**
+   * Queues a commit for the next group.
+   *
+   * @param plan a validated commit
+   * @returns its own result once its group's transaction committed
+   * @throws {FloretError} `storage_failure` when its group, or its own writes, failed
+   */
+  submit(plan: CommitPlan): Promise<KvCommitResult> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ plan, bytes: sizeOf(plan), resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /**
+   * Waits until every commit submitted so far has settled.
+   *
+   * @returns when the queue is empty and no group runs
+   */
+  drain(): Promise<void> {
+    if (!this.#busy && this.#waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  #schedule(): void {
+    if (this.#busy) return; // the running group schedules the next one when it ends
+    this.#busy = true;
+    void nextTurn().then(() => this.#flush());
+  }
+
+  #take(): Waiting[] {
+    let count = 0;
+    let bytes = 0;
+    for (const waiting of this.#waiting) {
+      if (count >= this.#limits.maxCommits) break;
+      if (count > 0 && bytes + waiting.bytes > this.#limits.maxBytes) break;
+      count += 1;
+      bytes += waiting.bytes;
+    }
+    return this.#waiting.splice(0, count);
+  }
+
+  async #flush(): Promise<void> {
+    const group = this.#take();
+    try {
+      const outcomes = await this.#run(group.map((waiting) => waiting.plan));
+      group.forEach((waiting, i) => {
+        const outcome = outcomes[i];
+        if (outcome === undefined) {
+          waiting.reject(storageFailure(new Error("a commit has no outcome"), "commit"));
+        } else if ("error" in outcome) waiting.reject(storageFailure(outcome.error, "commit"));
+        else waiting.resolve(outcome);
+      });
+    } catch (error) {
+      const failure = storageFailure(error, "commit");
+      for (const waiting of group) waiting.reject(failure);
+    }
+    if (this.#waiting.length > 0) {
+      void nextTurn().then(() => this.#flush());
+      return;
+    }
+    this.#busy = false;
+    const drained = this.#drained;
+    this.#drained = [];
+    for (const resolve of drained) resolve();
+  }
+}

@@ -1,0 +1,192 @@
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { createClient } from "@libsql/client";
+import { isFloretError, type KvCommit, type KvCommitResult } from "@floret/engine";
+import { libsqlStore } from "@floret/engine/libsql";
+
+const dir = mkdtempSync(join(tmpdir(), "floret-group-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const freshUrl = (): string => `file:${join(dir, `group-${++counter}.db`)}`;
+
+const KEYS = ["a", "b", "c", "d"] as const;
+type Name = typeof KEYS[number];
+
+/** A check as generated: against the version seen at the start, absent, or a made-up one. */
+type Expect = "initial" | "absent" | "bogus";
+interface Planned {
+  checks: { key: Name; expect: Expect }[];
+  set: Name[];
+  del: Name[];
+  /** Event-loop turns to wait before calling commit, so commits spread over groups. */
+  delay: number;
+}
+
+const planned: fc.Arbitrary<Planned> = fc.record({
+  checks: fc.uniqueArray(
+    fc.record({
+      key: fc.constantFrom(...KEYS),
+      expect: fc.constantFrom<Expect[]>("initial", "initial", "absent", "bogus"),
+    }),
+    { maxLength: 2, selector: (check) => check.key },
+  ),
+  set: fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: 3 }),
+  del: fc.uniqueArray(fc.constantFrom(...KEYS), { maxLength: 1 }),
+  delay: fc.constantFrom(0, 0, 0, 1, 2),
+}).map((p) => ({ ...p, del: p.del.filter((key) => !p.set.includes(key)) }));
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe("libsqlStore group commit", () => {
+  test(
+    "concurrent commits with random checks land exactly when a serial run would let them",
+    { timeout: 120_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.subarray([...KEYS]),
+          fc.array(planned, { minLength: 2, maxLength: 40 }),
+          async (initialKeys, commits) => {
+            const store = libsqlStore({ url: freshUrl(), synchronous: "normal" });
+            try {
+              // Model: key -> [value, version], starting from the initial commit.
+              const model = new Map<Name, [number, string]>();
+              if (initialKeys.length > 0) {
+                const first = await store.commit({
+                  set: initialKeys.map((key) => ({ key: ["k", key], value: Uint8Array.of(255) })),
+                });
+                assert.ok(first.ok);
+                for (const key of initialKeys as Name[]) model.set(key, [255, first.version]);
+              }
+              const initial = new Map(model);
+              const ops: KvCommit[] = commits.map((c, i) => ({
+                checks: c.checks.map(({ key, expect }) => ({
+                  key: ["k", key],
+                  version: expect === "absent"
+                    ? null
+                    : expect === "bogus"
+                    ? "99999999999999999999"
+                    : (initial.get(key)?.[1] ?? null),
+                })),
+                set: c.set.map((key) => ({ key: ["k", key], value: Uint8Array.of(i) })),
+                delete: c.del.map((key) => ["k", key]),
+              }));
+              // Called in index order (delays only push later ones into later groups).
+              const results: Promise<KvCommitResult>[] = [];
+              for (const [i, op] of ops.entries()) {
+                for (let t = 0; t < commits[i].delay; t++) await turn();
+                results.push(store.commit(op));
+              }
+              const settled = await Promise.all(results);
+              let lastVersion = "";
+              settled.forEach((result, i) => {
+                const holds = commits[i].checks.every(({ key, expect }) => {
+                  const current = model.get(key)?.[1] ?? null;
+                  const wanted = ops[i].checks?.find((c) => c.key[1] === key)?.version;
+                  return expect !== "bogus" && current === wanted;
+                });
+                if (!holds) {
+                  assert.deepEqual(result, { ok: false }, `commit ${i} should fail its check`);
+                  return;
+                }
+                assert.ok(result.ok, `commit ${i} should land`);
+                assert.ok(result.version > lastVersion, "landed versions grow in call order");
+                lastVersion = result.version;
+                for (const key of commits[i].set) model.set(key, [i, result.version]);
+                for (const key of commits[i].del) model.delete(key);
+              });
+              // All or nothing per commit: the store holds exactly the model.
+              const stored = await store.list({ prefix: ["k"] });
+              assert.deepEqual(
+                stored.map((e) => [e.key[1], e.value[0], e.version]),
+                [...model].sort(([a], [b]) => a < b ? -1 : 1).map(([k, [v, ver]]) => [k, v, ver]),
+              );
+            } finally {
+              await store.close();
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    },
+  );
+
+  test("a commit whose write fails is rolled back alone; the rest of its group lands", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
+    // Another connection makes one key unwritable with a trigger that aborts.
+    const other = createClient({ url });
+    await other.execute(
+      `CREATE TRIGGER poison BEFORE INSERT ON kv WHEN NEW.value = x'ee'
+       BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`,
+    );
+    other.close();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        store.commit({
+          set: [
+            { key: ["group", i, "first"], value: Uint8Array.of(i) },
+            { key: ["group", i, "second"], value: Uint8Array.of(i === 5 ? 0xee : i) },
+          ],
+        })),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (i === 5) {
+        assert.equal(outcome.status, "rejected");
+        assert.ok(isFloretError(outcome.reason, "storage_failure"), String(outcome.reason));
+      } else assert.ok(outcome.status === "fulfilled" && outcome.value.ok, `commit ${i}`);
+    });
+    const keys = (await store.list({ prefix: ["group"] })).map((e) => e.key);
+    assert.equal(keys.length, 22);
+    assert.ok(!keys.some((key) => key[1] === 5), "nothing of the failed commit remains");
+    const later = await store.commit({ set: [{ key: ["after"], value: Uint8Array.of(1) }] });
+    assert.ok(later.ok);
+    await store.close();
+  });
+
+  test("200 concurrent commits share transactions: far fewer WAL frames than commits", async () => {
+    const url = freshUrl();
+    const path = url.slice("file:".length);
+    const store = libsqlStore({ url });
+    await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
+    const walBefore = statSync(`${path}-wal`).size;
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        store.commit({
+          checks: [{ key: ["writer", i], version: null }],
+          set: [{ key: ["writer", i], value: Uint8Array.of(i % 256) }],
+        })),
+    );
+    assert.ok(results.every((result) => result.ok));
+    assert.equal(new Set(results.map((r) => r.ok && r.version)).size, 200, "one version each");
+    // One transaction per commit would append at least two pages (the kv
+    // leaf and the version counter) per commit: 400 frames or more.
+    const frames = (statSync(`${path}-wal`).size - walBefore) / (4096 + 24);
+    assert.ok(frames < 100, `${frames} WAL frames for 200 commits`);
+    await store.close();
+  });
+
+  test("close waits for accepted commits, and later calls fail", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.getMany([["warm-up"]]);
+    const pending = Array.from(
+      { length: 10 },
+      (_, i) => store.commit({ set: [{ key: ["late", i], value: Uint8Array.of(i) }] }),
+    );
+    await store.close();
+    for (const result of await Promise.all(pending)) assert.ok(result.ok);
+    await assert.rejects(
+      store.commit({ set: [{ key: ["x"], value: Uint8Array.of(1) }] }),
+      (e) => isFloretError(e, "storage_failure"),
+    );
+    const again = libsqlStore({ url });
+    assert.equal((await again.list({ prefix: ["late"] })).length, 10);
+    await again.close();
+  });
+});
