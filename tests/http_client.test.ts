@@ -81,6 +81,24 @@ describe("threadClient", () => {
     await e.host.shutdown();
   });
 
+  test("the request key and content type replace a caller's header of the same name", async () => {
+    const sent: Array<[string | null, string | null, string | null]> = [];
+    const client = threadClient({
+      baseUrl: "http://127.0.0.1",
+      fetch: (request) => {
+        const h = request.headers;
+        sent.push([h.get("idempotency-key"), h.get("content-type"), h.get("x-trace")]);
+        return Response.json({ threadId: "t", view: {} }, { status: 201 });
+      },
+      headers: { "Idempotency-Key": "theirs", "Content-Type": "text/plain", "X-Trace": "a" },
+    });
+    await client.create({ requestKey: "mine" });
+    await client.view("t").catch(() => {});
+    assert.deepEqual(sent, [["mine", "application/json", "a"], ["theirs", "text/plain", "a"]]);
+    const badKey = threadClient({ baseUrl: "http://127.0.0.1", fetch: () => new Response() });
+    await assert.rejects(badKey.create({ requestKey: "a\nb" }), isCode("invalid_input"));
+  });
+
   test("failures the server does not describe are internal; an abort rejects with its reason", async () => {
     const broken = threadClient({
       baseUrl: "http://127.0.0.1",

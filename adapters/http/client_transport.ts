@@ -39,21 +39,15 @@ export interface CallSpec {
  *   An aborted signal rejects with its reason, as in-process.
  */
 export async function send(transport: Transport, spec: CallSpec): Promise<Response> {
-  const url = new URL(transport.baseUrl + spec.path);
-  for (const [name, value] of Object.entries(spec.query ?? {})) {
-    if (value !== undefined) url.searchParams.set(name, String(value));
-  }
+  const url = urlOf(transport.baseUrl, spec);
   const extra = typeof transport.headers === "function"
     ? await transport.headers()
     : transport.headers;
   let request: Request;
   try {
-    const headers = new Headers(extra);
-    if (spec.requestKey !== undefined) headers.set("idempotency-key", String(spec.requestKey));
-    if (spec.body !== undefined) headers.set("content-type", "application/json");
     request = new Request(url, {
       method: spec.method,
-      headers,
+      headers: headersOf(extra, spec),
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
       signal: spec.signal,
     });
@@ -68,14 +62,59 @@ export async function send(transport: Transport, spec: CallSpec): Promise<Respon
     response = await transport.fetch(request);
   } catch (error) {
     if (spec.signal?.aborted) throw spec.signal.reason;
-    throw new FloretError("internal", `The thread API could not be reached: ${url.origin}`, {
-      cause: error,
-    });
+    throw new FloretError(
+      "internal",
+      `The thread API could not be reached: ${new URL(request.url).origin}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (response.ok) return response;
   // An in-process app answers even an aborted request; the abort wins, as in-process.
   if (spec.signal?.aborted) throw spec.signal.reason;
   throw await errorOf(response);
+}
+
+/**
+ * The call's URL as a string: the Request parses it once, so no URL object is
+ * built here (on Node each one costs a parse and a serialization per call).
+ */
+function urlOf(baseUrl: string, spec: CallSpec): string {
+  const url = baseUrl + spec.path;
+  if (spec.query === undefined) return url;
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(spec.query)) {
+    if (value !== undefined) params.set(name, String(value));
+  }
+  const search = params.toString();
+  return search === "" ? url : `${url}?${search}`;
+}
+
+/**
+ * The request's headers as name/value pairs, which the Request copies once;
+ * building a Headers object first made the Request copy it a second time.
+ * The request key and content type replace any header of the same name given
+ * by the caller, as `Headers.set` would.
+ */
+function headersOf(extra: unknown, spec: CallSpec): HeadersInit | undefined {
+  const own: [string, string][] = [];
+  if (spec.requestKey !== undefined) own.push(["idempotency-key", String(spec.requestKey)]);
+  if (spec.body !== undefined) own.push(["content-type", "application/json"]);
+  if (extra === undefined || extra === null) return own.length === 0 ? undefined : own;
+  if (typeof extra !== "object" || Array.isArray(extra) || extra instanceof Headers) {
+    // Not the documented record: let Headers accept or refuse it as before.
+    const headers = new Headers(extra as HeadersInit);
+    for (const [name, value] of own) headers.set(name, value);
+    return headers;
+  }
+  const replaced = new Set(own.map(([name]) => name));
+  const pairs: [string, string][] = [];
+  for (const [name, value] of Object.entries(extra)) {
+    if (!replaced.has(name.toLowerCase())) pairs.push([name, value as string]);
+  }
+  for (const pair of own) pairs.push(pair);
+  return pairs;
 }
 
 /**
