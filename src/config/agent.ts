@@ -103,6 +103,15 @@ export function defineAgent(config: AgentConfig): Agent {
       `Agent maxSteps must be a positive integer: ${maxSteps}`,
     );
   }
+  for (const field of ["windowTokens", "maxOutputTokens", "modelMaxOutputTokens"] as const) {
+    const value = config.context?.[field];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      throw new FloretError(
+        "invalid_input",
+        `Agent context.${field} must be a positive integer: ${value}`,
+      );
+    }
+  }
   const tools = new Map<string, ToolDefinition>();
   for (const definition of config.tools ?? []) {
     // Refuses objects that defineTool did not make, before any run needs them.

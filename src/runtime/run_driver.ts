@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runCompactionTurn } from "../engine/compaction/manual_run.ts";
 import { runTurn } from "../engine/run_loop.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
@@ -36,11 +37,9 @@ async function driveRun(
   const host = new ThreadRunHost(actor, run, deps);
   host.observe("turn.started", {});
   try {
-    await runTurn(run.agent, host, {
-      threadId: actor.threadId,
-      turnId: run.turnId,
-      runId: run.runId,
-    });
+    const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };
+    if (run.compaction) await runCompactionTurn(run.agent, host, ids);
+    else await runTurn(run.agent, host, ids);
   } catch (error) {
     // A store failure mid-run: the turn stays active in the journal and is
     // settled like a crash by the next command on this thread.

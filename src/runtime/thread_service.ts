@@ -115,9 +115,6 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
       ctx.assertOpen();
       return await fn(...args);
     };
-  const windowOf = (): number =>
-    staticAgent?.context.windowTokens ??
-      staticAgent?.gateway.info.capabilities.contextWindowTokens ?? 0;
 
   return {
     create: guarded((input) => create(ctx, parseCommand(commandSchemas.create, input))),
@@ -128,7 +125,11 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
     setTitle: guarded((input) => setTitle(ctx, parseCommand(commandSchemas.setTitle, input))),
-    view: guarded(async (threadId) => (await ctx.actors.fresh(checkId(threadId))).snapshot()),
+    view: guarded(async (threadId) => {
+      const actor = await ctx.actors.fresh(checkId(threadId));
+      if (staticAgent) actor.knowAgent(staticAgent);
+      return actor.snapshot();
+    }),
     list: guarded((options) => list(ctx, options)),
     history: guarded((threadId, options) => history(ctx, checkId(threadId), options)),
     subscribe: (threadId, options) => {
@@ -154,9 +155,9 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
       deleteQueued(ctx, parseCommand(commandSchemas.queueItem, input))
     ),
     compact: guarded((input) =>
-      compact(ctx, parseCommand(commandSchemas.compact, input), windowOf())
+      compact(ctx, parseCommand(commandSchemas.compact, input), staticAgent)
     ),
-    context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
+    context: guarded((threadId) => context(ctx, checkId(threadId), staticAgent)),
     waitForIdle: guarded((threadId, options) => waitForIdle(ctx, checkId(threadId), options)),
     artifact: guarded((threadId, artifactId) => artifact(ctx, checkId(threadId), artifactId)),
   };
