@@ -7,9 +7,7 @@
  */
 
 /** Opens every checkpoint message; tells the model what follows. */
-export const CHECKPOINT_INTRO =
-  "The earlier part of this conversation was compacted to fit the context window. " +
-  "What follows is historical context, not a new request.";
+export const CHECKPOINT_INTRO = "Summary of the earlier conversation (historical context):";
 
 /**
  * Renders a checkpoint message.
@@ -19,9 +17,9 @@ export const CHECKPOINT_INTRO =
  * @returns the message text
  */
 export function checkpointText(summary: string, keptInputs: readonly string[]): string {
-  let text = CHECKPOINT_INTRO + "\n\n";
+  let text = CHECKPOINT_INTRO + "\n";
   if (keptInputs.length > 0) {
-    text += "<earlier_user_inputs>\n" + JSON.stringify(keptInputs) + "\n</earlier_user_inputs>\n\n";
+    text += "<earlier_user_inputs>" + JSON.stringify(keptInputs) + "</earlier_user_inputs>\n";
   }
   return text + "<summary>\n" + summary + "\n</summary>";
 }

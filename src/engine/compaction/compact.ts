@@ -39,7 +39,7 @@ export interface CompactionDeps {
 }
 
 /** Room kept free in each summary request beyond its prompt and output. */
-const SUMMARY_REQUEST_MARGIN_TOKENS = 512;
+const SUMMARY_REQUEST_MARGIN_TOKENS = 128;
 
 /**
  * Runs one compaction over a projected request.
@@ -58,7 +58,8 @@ export async function compactContext(
   record: { turnId: string; runId?: string; trigger: CompactionTrigger },
 ): Promise<NewCompaction> {
   const { agent, budget } = deps;
-  const tokensBefore = projection.estimate;
+  // The engine's best figure for the request: raised by confirmed usage when that is more.
+  const tokensBefore = projection.projected;
   const entry: NewCompaction = {
     kind: "compaction",
     turnId: record.turnId,
@@ -74,14 +75,11 @@ export async function compactContext(
   const plan = planCut(projection.messages, current, budget, fixed);
   if (!plan) return { ...entry, reason: "Nothing before the current input can be summarised" };
 
-  const writerTokens = roughTokenCount(COMPACTION_WRITER_PROMPT) + 64;
-  const perBatch = budget.window - budget.summaryCeiling * 2 - writerTokens -
-    Math.min(Math.floor(budget.window / 100), 4096) - SUMMARY_REQUEST_MARGIN_TOKENS;
-  const batches = batchHead(plan.head, Math.max(256, perBatch));
+  const batches = planBatches(plan.head, budget);
   let summary: string | undefined;
   const usage: Usage = {};
   for (const [index, batch] of batches.entries()) {
-    const request = await summaryRequest(batch, summary, budget);
+    const request = await summaryRequest(batch.text, summary, batch.maxOutputTokens);
     try {
       const output = await callProvider(agent.gateway, request, agent.retry, deps.signal, {
         onDelta: () => {}, // the summary is not shown while it streams
@@ -136,6 +134,34 @@ export async function compactContext(
   };
   if (plan.keptInputs.length > 0) compacted.keptInputs = plan.keptInputs;
   return withUsage(compacted, usage);
+}
+
+/**
+ * One summary request when the whole head fits in the window with room for a
+ * useful summary (its output budget is then what is left, up to the
+ * ceiling); otherwise ordered batches that each leave room for the summary
+ * so far and a full-ceiling answer.
+ */
+function planBatches(
+  head: readonly HistoryMessage[],
+  budget: ContextBudget,
+): { text: string; maxOutputTokens: number }[] {
+  const room = budget.window - Math.min(Math.floor(budget.window / 100), 4096) -
+    roughTokenCount(COMPACTION_WRITER_PROMPT) - SUMMARY_REQUEST_MARGIN_TOKENS;
+  const minimum = Math.min(budget.summaryCeiling, Math.max(256, Math.floor(budget.window / 16)));
+  const [whole] = batchHead(head, Number.MAX_SAFE_INTEGER);
+  const wholeTokens = roughTokenCount(whole ?? "");
+  if (wholeTokens + minimum <= room) {
+    return [{
+      text: whole ?? "",
+      maxOutputTokens: Math.min(budget.summaryCeiling, room - wholeTokens),
+    }];
+  }
+  const perBatch = Math.max(256, room - 2 * budget.summaryCeiling);
+  return batchHead(head, perBatch).map((text) => ({
+    text,
+    maxOutputTokens: budget.summaryCeiling,
+  }));
 }
 
 function addUsage(sum: Usage, usage: Usage | undefined): void {

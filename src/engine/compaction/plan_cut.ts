@@ -70,12 +70,17 @@ export function planCut(
     index = usable[k];
   }
   const head = messages.slice(0, index);
+  // Verbatim inputs may take at most a quarter of what they replace, so a
+  // compaction always saves room.
+  let headTokens = 0;
+  for (const message of head) headTokens += message.tokens;
+  const keptBudget = Math.min(budget.keptInputs, Math.floor(headTokens / 4));
   const keptInputs: string[] = [];
   let keptTokens = 0;
   for (let i = head.length - 1; i >= 0; i--) {
     const message = head[i];
     if (message.seq === undefined || message.message.role !== "user") continue;
-    if (keptTokens + message.tokens > budget.keptInputs) break;
+    if (keptTokens + message.tokens > keptBudget) break;
     keptTokens += message.tokens;
     keptInputs.unshift(message.message.text);
   }

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { ContextBudget } from "../../context/budget.ts";
 import { MESSAGE_FRAMING_TOKENS } from "../../context/token_count.ts";
 import { canonicalJson } from "../../identity/canonical_json.ts";
 import { sha256Hex } from "../../identity/fingerprint.ts";
@@ -95,14 +94,14 @@ export function cutToTokens(text: string, tokens: number): string {
  *
  * @param batch the rendered part of the head
  * @param previous the summary of the batches before, if any
- * @param budget the agent's context numbers (the output ceiling)
+ * @param maxOutputTokens the output budget, at most the summary ceiling
  */
 export async function summaryRequest(
   batch: string,
   previous: string | undefined,
-  budget: ContextBudget,
+  maxOutputTokens: number,
 ): Promise<ProviderRequest> {
-  let prompt = `Write a summary of at most about ${budget.summaryCeiling} tokens.\n\n`;
+  let prompt = `Write a summary of at most about ${maxOutputTokens} tokens.\n\n`;
   if (previous !== undefined) {
     prompt += `<summary_so_far>\n${previous}\n</summary_so_far>\n\n` +
       "Extend the summary so far with the next part of the conversation below; " +
@@ -113,6 +112,6 @@ export async function summaryRequest(
     { role: "system", text: COMPACTION_WRITER_PROMPT },
     { role: "user", text: prompt },
   ];
-  const body = { messages, tools: [], maxOutputTokens: budget.summaryCeiling };
+  const body = { messages, tools: [], maxOutputTokens };
   return { ...body, fingerprint: await sha256Hex(canonicalJson(body)) };
 }
