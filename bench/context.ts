@@ -24,7 +24,7 @@ const ROUNDS = Number(globalThis.process?.env?.ROUNDS ?? 200);
 const agent = defineAgent({
   id: "bench",
   systemPrompt: "You are a helpful assistant.",
-  gateway: scriptedGateway([], { contextWindowTokens: 10_000_000 }),
+  gateway: scriptedGateway([], { capabilities: { contextWindowTokens: 10_000_000 } }),
 });
 const sentence = "the quick brown fox jumps over the lazy dog and keeps running ";
 const at = new Date().toISOString();

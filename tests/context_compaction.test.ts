@@ -387,3 +387,38 @@ describe("accounting, durability and forks", () => {
     await e.host.shutdown();
   });
 });
+
+describe("scripted gateway", () => {
+  test("error kind and tool-call usage drive overflow and threshold compaction", async () => {
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const { addTool } = await import("./support/engine.ts");
+    const gateway = scriptedGateway([
+      { text: `first ${words(300)}` },
+      // The tool step reports usage over T: the next step compacts first.
+      {
+        toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }],
+        usage: { inputTokens: 7400, outputTokens: 20 },
+      },
+      { text: "SCRIPTED-SUMMARY-A" }, // the summary request
+      { error: { retry: "retryable", kind: "context_overflow", message: "too long" } },
+      { text: "SCRIPTED-SUMMARY-B" }, // overflow: compact once more, then resend
+      { text: "three" },
+    ], { capabilities: { contextWindowTokens: 8000 } });
+    const host = await openHost({ store: memoryStore() });
+    const threads = host.threads({
+      agent: defineAgent({ id: "s", systemPrompt: SYSTEM, gateway, tools: [addTool()] }),
+    });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "1", input: { text: `one ${words(300)}` } });
+    await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await threads.send({ threadId, requestKey: "2", input: { text: `two ${words(300)}` } });
+    const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(view.turns.at(-1)?.outcome, "completed");
+    const statuses = (await threads.context(threadId)).compactions.map((c) => c.status);
+    assert.deepEqual(statuses, ["compacted", "compacted"]);
+    const last = gateway.requests.at(-1)!;
+    assert.match(JSON.stringify(last.messages), /SCRIPTED-SUMMARY-B/);
+    assert.equal(gateway.requests.length, 6);
+    await host.shutdown();
+  });
+});

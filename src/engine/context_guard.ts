@@ -53,6 +53,11 @@ export class ContextGuard {
     this.#supplemental = supplementalMessage(host.supplementalContext);
   }
 
+  /** The effective window, 0 when unknown. */
+  get windowTokens(): number {
+    return this.#budget?.window ?? 0;
+  }
+
   /** The request as it would be sent now. */
   project(): Projection {
     return projectRequest(this.#agent, this.#host.history, this.#supplemental);

@@ -145,6 +145,7 @@ export async function runTurn(
         step: stepNo,
         usage: output.usage,
         estimateTokens: prepared.projection.estimate,
+        windowTokens: context.windowTokens,
       });
     }
 

@@ -170,6 +170,10 @@ export class ThreadActor {
     this.#lastSeq = seq;
     for (const entry of entries) this.#projections.apply(entry);
     if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
+    if (entries.length > 0 && this.#agent && this.publisher.hasSubscribers) {
+      const value = viewContext(this.history, this.contextReader, this.#agent);
+      this.publisher.push({ op: "component", name: "context", value });
+    }
     if (this.status !== statusBefore) this.publishStatus();
   }
 
