@@ -422,3 +422,29 @@ describe("scripted gateway", () => {
     await host.shutdown();
   });
 });
+
+describe("edges", () => {
+  test("compact on a running thread is thread_busy", async () => {
+    const e = await setup();
+    e.gateway.answers.push({ hang: true });
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "hi" } });
+    await assert.rejects(
+      e.threads.compact({ threadId: e.threadId, requestKey: "c" }),
+      { code: "thread_busy" },
+    );
+    await e.threads.cancel({ threadId: e.threadId, requestKey: "x" });
+    await e.host.shutdown();
+  });
+
+  test("supplemental context counts as fixed input", async () => {
+    const e = await setup();
+    const view = await e.say("hi", {
+      supplementalContext: [{ title: "Huge file", text: words(9000) }],
+    });
+    assert.equal(view.turns.at(-1)?.failure?.code, "context_fixed_overhead");
+    assert.equal(e.gateway.requests.length, 0);
+    const next = await e.say("small again");
+    assert.equal(next.turns.at(-1)?.outcome, "completed", "a later turn does not carry it");
+    await e.host.shutdown();
+  });
+});
