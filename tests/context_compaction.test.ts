@@ -448,3 +448,29 @@ describe("edges", () => {
     await e.host.shutdown();
   });
 });
+
+describe("nothing to summarise", () => {
+  test("a first turn over the threshold sends unchanged, writes no record and trips no breaker", async () => {
+    const { scriptedGateway } = await import("@floret/engine/testing");
+    const { addTool } = await import("./support/engine.ts");
+    const gateway = scriptedGateway([
+      { toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] },
+      { toolCalls: [{ name: "add", arguments: { a: 3, b: 4 } }] },
+      { toolCalls: [{ name: "add", arguments: { a: 5, b: 6 } }] },
+      { text: "done" },
+    ], { capabilities: { contextWindowTokens: 8000 } });
+    const host = await openHost({ store: memoryStore() });
+    const threads = host.threads({
+      agent: defineAgent({ id: "n", systemPrompt: SYSTEM, gateway, tools: [addTool()] }),
+    });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "1", input: { text: words(6900) } });
+    const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(view.turns.at(-1)?.outcome, "completed");
+    assert.equal(gateway.requests.length, 4, "no summary request was made");
+    const figures = await threads.context(threadId);
+    assert.deepEqual(figures.compactions, []);
+    assert.ok(figures.estimateTokens >= 7200, `over the threshold: ${figures.estimateTokens}`);
+    await host.shutdown();
+  });
+});

@@ -122,6 +122,9 @@ export class ContextGuard {
       host.history.currentInput(),
       { turnId: this.#ids.turnId, runId: this.#ids.runId, trigger },
     );
+    // An automatic no-op (nothing to summarise yet) made no request: it leaves no record,
+    // so a long first turn does not fill the records with one per step.
+    if (entry.status === "noop") return entry;
     if (!await host.commitCompaction(entry)) return undefined;
     host.observe("compaction", compactionEvent(entry));
     return entry;

@@ -48,7 +48,7 @@ const SUMMARY_REQUEST_MARGIN_TOKENS = 128;
  * @param projection the request as it would be sent now
  * @param current the current user input (kept verbatim)
  * @param record the turn and run the record belongs to, and what triggered it
- * @returns the record: `compacted` (install it) or `failed`
+ * @returns the record: `compacted` (install it), `failed`, or `noop` when nothing can be summarised
  * @throws the signal's reason when aborted
  */
 export async function compactContext(
@@ -73,7 +73,14 @@ export async function compactContext(
   for (const message of projection.messages) messageSum += message.tokens;
   const fixed = projection.estimate - messageSum;
   const plan = planCut(projection.messages, current, budget, fixed);
-  if (!plan) return { ...entry, reason: "Nothing before the current input can be summarised" };
+  if (!plan) {
+    // No summary request is made: an explicit no-op, which the circuit breaker does not count.
+    return {
+      ...entry,
+      status: "noop",
+      reason: "Nothing before the current input can be summarised",
+    };
+  }
 
   const batches = planBatches(plan.head, budget);
   let summary: string | undefined;

@@ -53,7 +53,7 @@ export async function runCompactionTurn(
   }
   if (!await host.commitCompaction(entry)) return;
   host.observe("compaction", compactionEvent(entry));
-  if (entry.status === "compacted") {
+  if (entry.status !== "failed") {
     await host.endTurn("completed");
   } else {
     await host.endTurn("failed", {
