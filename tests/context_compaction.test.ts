@@ -240,6 +240,8 @@ describe("budgets", () => {
 describe("manual compaction", () => {
   test("below the target it is an explicit no-op: no request, no turn, one record per key", async () => {
     const e = await setup();
+    const empty = await e.threads.compact({ threadId: e.threadId, requestKey: "c0" });
+    assert.equal(empty.outcome, "noop", "a thread without turns");
     await e.say("hello");
     const turns = (await e.threads.view(e.threadId)).turns.length;
     const first = await e.threads.compact({ threadId: e.threadId, requestKey: "c1" });
@@ -249,7 +251,7 @@ describe("manual compaction", () => {
     assert.equal(again.outcome, "noop");
     assert.equal(e.gateway.summaries.length, 0);
     const figures = await e.threads.context(e.threadId);
-    assert.deepEqual(figures.compactions.map((c) => c.status), ["noop"]);
+    assert.deepEqual(figures.compactions.map((c) => c.status), ["noop", "noop"]);
     await assert.rejects(
       e.threads.cancel({ threadId: e.threadId, requestKey: "c1" }),
       { code: "request_conflict" },
