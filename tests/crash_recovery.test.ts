@@ -345,3 +345,36 @@ test("no acknowledged send is lost when the crash lands in a stream of sends", {
     }
   });
 });
+
+test("a crash during the summary request installs nothing, and retry compacts and completes", {
+  timeout: 60_000,
+}, async () => {
+  await withDir("summary", async (paths) => {
+    const { ready, acks } = await crashChild("summary", paths);
+    assert.equal(acks.length, 2);
+    const { host, threads, gateway } = await reopen(
+      paths.url,
+      [{ text: "Summary after the crash." }, { text: "Answer after the crash." }],
+      paths.sideFile,
+    );
+    try {
+      const before = await threads.context(ready.threadId);
+      assert.deepEqual(before.compactions, [], "no record, no checkpoint");
+      const view = await threads.waitForIdle(ready.threadId, { timeoutMs: 5_000 });
+      assert.equal(view.turns.at(-1)?.outcome, "interrupted");
+      await threads.retry({ threadId: ready.threadId, requestKey: "retry-summary" });
+      const done = await threads.waitForIdle(ready.threadId, { timeoutMs: 10_000 });
+      assert.equal(done.turns.at(-1)?.outcome, "completed");
+      const after = await threads.context(ready.threadId);
+      assert.deepEqual(after.compactions.map((c) => c.status), ["compacted"]);
+      assert.equal(gateway.requests.length, 2);
+      const summary = gateway.requests[0];
+      assert.equal(summary.messages[0].role, "system");
+      assert.notEqual((summary.messages[0] as { text: string }).text, "Crash test.");
+      assert.deepEqual(summary.tools, [], "the first request after the retry is the summary");
+      assert.match(JSON.stringify(gateway.requests[1].messages[1]), /Summary after the crash\./);
+    } finally {
+      await host.shutdown();
+    }
+  });
+});

@@ -60,3 +60,13 @@ test("the live provider examples say they skip without a key", { timeout: 90_000
     assert.match(output, new RegExp(`${name} is not set`));
   }
 });
+
+test("the long conversation runs 200 turns in an 8,000-token window, compacting", {
+  timeout: 90_000,
+}, () => {
+  const { status, output } = runExample("examples/long_conversation.ts");
+  assert.equal(status, 0, output);
+  assert.match(output, /compaction compacted \(threshold\): \d+ → \d+ tokens/);
+  assert.match(output, /200 turns completed; 400 items kept in the view; \d+ compactions/);
+  assert.doesNotMatch(output, /compaction failed/);
+});

@@ -279,15 +279,17 @@ describe("routes and statuses", () => {
     await expect(e.call("GET", t), 503, "host_closed");
   });
 
-  test("manual compaction above the target is execution_deferred: 425", async () => {
-    const e = await apiEngine([{ text: "ok" }]);
+  test("manual compaction above the target compacts: 200 with its outcome", async () => {
+    const e = await apiEngine([{ text: "ok" }, { text: "ok again" }, { text: "The summary." }]);
     const t = `/threads/${e.threadId}`;
     const text = "word ".repeat(60_000);
     await e.call("POST", `${t}/messages`, { key: "m", body: { input: { text } } });
     await e.call("GET", `${t}/idle?timeoutMs=5000`);
+    await e.call("POST", `${t}/messages`, { key: "m2", body: { input: { text: "more" } } });
+    await e.call("GET", `${t}/idle?timeoutMs=5000`);
     const response = await e.call("POST", `${t}/compact`, { key: "cp" });
-    assert.equal(response.status, 425);
-    assert.equal((await errorOf(response)).code, "execution_deferred");
+    assert.equal(response.status, 200);
+    assert.equal((await response.json() as { outcome: string }).outcome, "compacted");
     await e.host.shutdown();
   });
 

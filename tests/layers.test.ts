@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "_runtime.ts", "optional_peer.ts"],
   ["identity", "spi", "observation"],
   ["provider", "tools", "validation"],
-  ["config"],
+  ["config", "context"],
   ["journal"],
   ["projection"],
   ["engine", "testing"],

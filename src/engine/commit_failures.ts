@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type { SupplementalContext, TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type { NewCompaction } from "./compaction/compact.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
@@ -41,6 +42,10 @@ export class CommitFailures {
       get history(): HistoryReader {
         return host.history;
       },
+      // Memory only, set when the turn starts; read through so the host stays the owner.
+      get supplementalContext(): readonly SupplementalContext[] | undefined {
+        return host.supplementalContext;
+      },
       signal: host.signal,
       toolSignal: host.toolSignal,
       observing: host.observing,
@@ -55,6 +60,7 @@ export class CommitFailures {
         mark(() => host.commitStep(step, end)),
       commitResults: (results: NewResults, artifacts: Artifact[]) =>
         mark(() => host.commitResults(results, artifacts)),
+      commitCompaction: (entry: NewCompaction) => mark(() => host.commitCompaction(entry)),
       endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
         mark(() => host.endTurn(outcome, failure)),
       batchStarted: (batch) => host.batchStarted(batch),

@@ -66,7 +66,8 @@ export async function callProvider(
       firstFailureAt ??= Date.now();
       const extra = attempt; // the extra attempt this retry would be
       const delay = nextDelay(policy, failure, extra);
-      const allowed = failure.retry !== "never" &&
+      // A request too large for the window fails the same way every time: compaction, not a retry, helps.
+      const allowed = failure.retry !== "never" && failure.kind !== "context_overflow" &&
         delay !== undefined &&
         (failure.retry !== "timeout" || timeoutRetries < policy.maxTimeoutRetries) &&
         Date.now() + delay - firstFailureAt <= policy.windowMs;

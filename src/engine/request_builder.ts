@@ -1,6 +1,7 @@
 /**
- * Builds and freezes one provider request: projects the history, adds the
- * system prompt and tools, and fingerprints the result. Retries of one
+ * Builds and freezes one provider request: projects the history (from the
+ * latest checkpoint on), estimates its size, adds the system prompt and
+ * tools, and fingerprints the result. Retries of one
  * logical request reuse the frozen request, fingerprint included.
  *
  * @module
@@ -12,11 +13,13 @@ import { sha256Hex } from "../identity/fingerprint.ts";
 import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
 import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
+import { REQUEST_OVERHEAD_TOKENS, toolTokens } from "../context/token_count.ts";
 
 interface AgentParts {
   system: HistoryMessage;
   tools: ProviderTool[];
   toolsJson: string;
+  toolTokens: number;
 }
 
 // Agents are immutable, so their system message and tool schemas are rendered once.
@@ -30,38 +33,83 @@ function partsOf(agent: Agent): AgentParts {
       description: definition.description,
       inputSchema: implementationOf(definition).inputJsonSchema,
     }));
+    const toolsJson = canonicalJson(tools);
     parts = {
       system: toHistory({ role: "system", text: agent.systemPrompt }),
       tools,
-      toolsJson: canonicalJson(tools),
+      toolsJson,
+      toolTokens: toolTokens(tools, toolsJson),
     };
     rendered.set(agent, parts);
   }
   return parts;
 }
 
+/** The next request of a turn, projected but not yet frozen, with its token figures. */
+export interface Projection {
+  /** Every message after the system prompt. */
+  messages: HistoryMessage[];
+  /** The engine's estimate of the whole request: system prompt, tools, every message. */
+  estimate: number;
+  /** The estimate, raised to what the latest confirmed usage implies when that is more. */
+  projected: number;
+  /** System prompt, tools, the current user input and the supplemental context. */
+  fixed: number;
+}
+
 /**
- * Builds the next request of a turn and freezes it with its fingerprint:
- * SHA-256 hex of the canonical JSON of `{ messages, tools, maxOutputTokens, state }`.
+ * Projects the next request of a turn and estimates its size.
  *
  * @param agent the turn's agent
  * @param history the thread's provider history
- * @param turnId the running turn (its supplemental context is included)
- * @param threadId the thread, whose id becomes the request's prompt-cache key
- * @returns the frozen request
+ * @param supplemental the running turn's supplemental context message, if any
+ * @returns the messages and their token figures
  */
-export async function buildRequest(
+export function projectRequest(
   agent: Agent,
   history: HistoryReader,
-  turnId: string,
+  supplemental?: HistoryMessage,
+): Projection {
+  const parts = partsOf(agent);
+  const messages = history.messages(stateKeyOf(agent), supplemental);
+  const base = REQUEST_OVERHEAD_TOKENS + parts.system.tokens + parts.toolTokens;
+  let estimate = base;
+  for (const message of messages) estimate += message.tokens;
+  let projected = estimate;
+  const confirmed = history.confirmed();
+  if (confirmed) {
+    const usage = confirmed.usage;
+    let since = (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) +
+      (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0);
+    for (const message of messages) {
+      if (message.seq !== undefined && message.seq > confirmed.seq) since += message.tokens;
+    }
+    projected = Math.max(estimate, since);
+  }
+  const fixed = base + (history.currentInput()?.tokens ?? 0) + (supplemental?.tokens ?? 0);
+  return { messages, estimate, projected, fixed };
+}
+
+/**
+ * Freezes a projected request with its fingerprint: SHA-256 hex of the
+ * canonical JSON of `{ messages, tools, maxOutputTokens }`.
+ *
+ * @param agent the turn's agent
+ * @param projected the messages after the system prompt
+ * @param threadId the thread, whose id becomes the request's prompt-cache key
+ * @param maxOutputTokens the output budget, if the request carries one
+ * @returns the frozen request
+ */
+export async function freezeRequest(
+  agent: Agent,
+  projected: readonly HistoryMessage[],
   threadId: string,
+  maxOutputTokens: number | undefined,
 ): Promise<ProviderRequest> {
   const parts = partsOf(agent);
-  const projected = history.messages(turnId, stateKeyOf(agent));
   const messages = new Array(projected.length + 1);
   messages[0] = parts.system.message;
   for (let i = 0; i < projected.length; i++) messages[i + 1] = projected[i].message;
-  const maxOutputTokens = agent.context.maxOutputTokens;
   // Assembled by hand from cached pieces; equal to canonicalJson() of the same object
   // (keys in sorted order, undefined fields left out), which a test checks.
   const canonical = (): string => {

@@ -6,7 +6,13 @@
  * @module
  */
 import type { Agent } from "../config/agent.ts";
-import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type {
+  StepEntry,
+  SupplementalContext,
+  ToolResultsEntry,
+  TurnFailure,
+  TurnOutcome,
+} from "../journal/entries.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
@@ -15,7 +21,9 @@ import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
-import { buildRequest, stateKeyOf } from "./request_builder.ts";
+import { stateKeyOf } from "./request_builder.ts";
+import type { NewCompaction } from "./compaction/compact.ts";
+import { ContextGuard } from "./context_guard.ts";
 import { planCalls, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { runBatch } from "./tool_runner.ts";
@@ -32,6 +40,8 @@ export type NewResults = Omit<ToolResultsEntry, "seq" | "at">;
  */
 export interface RunHost {
   readonly history: HistoryReader;
+  /** The turn's supplemental context (memory only), sent after the current user input. */
+  readonly supplementalContext?: readonly SupplementalContext[];
   /** Aborts the provider request. */
   readonly signal: AbortSignal;
   /** Aborts tool handlers. */
@@ -42,6 +52,8 @@ export interface RunHost {
   dropLive(step: number): void;
   commitStep(step: NewStep, end?: { outcome: TurnOutcome }): Promise<boolean>;
   commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean>;
+  /** Records a compaction operation (and installs its checkpoint when it compacted). */
+  commitCompaction(entry: NewCompaction): Promise<boolean>;
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean>;
   batchStarted(batch: Promise<unknown>): void;
   /** Whether anyone listens; events (and their details) are built only then. */
@@ -101,6 +113,9 @@ async function loop(
   let corrections = 0;
   let lengthContinuations = 0;
   let emptyRetried = false;
+  // The provider refused the last attempt as too large: compact and resend once.
+  let overflowed = false;
+  const context = new ContextGuard(agent, host, ids);
   for (;;) {
     if (host.stopRequested() || host.signal.aborted) return;
     if (step >= agent.maxSteps) {
@@ -111,7 +126,9 @@ async function loop(
       return;
     }
     const stepNo = step++;
-    const request = await buildRequest(agent, host.history, ids.turnId, ids.threadId);
+    const prepared = await context.prepare(overflowed);
+    if (!prepared) return;
+    const { request } = prepared;
     host.progress("model", stepNo, 1);
     let output: StepOutput;
     try {
@@ -142,11 +159,29 @@ async function loop(
       if (host.signal.aborted) return;
       if (error instanceof ContractViolation) throw error;
       host.dropLive(stepNo);
+      if (error instanceof ProviderError && error.kind === "context_overflow") {
+        if (overflowed) {
+          await host.endTurn("failed", {
+            code: "context_compaction_limit",
+            message: "The provider refused the request as too large again after compaction",
+          });
+          return;
+        }
+        overflowed = true;
+        step = stepNo; // the resend is the same step
+        continue;
+      }
       await host.endTurn("failed", providerFailure(error));
       return;
     }
+    overflowed = false;
     if (output.usage && host.observing) {
-      host.observe("usage", { step: stepNo, usage: output.usage });
+      host.observe("usage", {
+        step: stepNo,
+        usage: output.usage,
+        estimateTokens: prepared.projection.estimate,
+        windowTokens: context.windowTokens,
+      });
     }
 
     const entry: NewStep = {

@@ -14,7 +14,7 @@ export interface AdmittedInput {
   attachments?: ImageAttachment[];
 }
 
-/** Extra context for one turn's requests only; never part of a fingerprint. */
+/** Extra context for one turn's requests only; never stored, never part of a fingerprint. */
 export interface SupplementalContext {
   title: string;
   text: string;
@@ -80,7 +80,8 @@ export interface TurnStartedEntry extends EntryBase {
   requestKey: string;
   /** Absent on retries: they reuse their source's user input and add no user item. */
   input?: AdmittedInput;
-  supplementalContext?: SupplementalContext[];
+  /** A compaction-only turn (manual `compact`): no input, no model request, never retried. */
+  compaction?: boolean;
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
 }
 
@@ -125,13 +126,44 @@ export interface TurnEndedEntry extends EntryBase {
   failure?: TurnFailure;
 }
 
+/** What started a compaction operation. */
+export type CompactionTrigger = "threshold" | "overflow" | "manual";
+
+/**
+ * One compaction operation and its final status. A `compacted` entry installs
+ * a checkpoint: later requests send `summary` in place of every message
+ * before `cutSeq` (the current user input stays verbatim).
+ */
+export interface CompactionEntry extends EntryBase {
+  kind: "compaction";
+  runId?: string;
+  operationId: string;
+  trigger: CompactionTrigger;
+  status: "compacted" | "failed" | "noop";
+  /** Estimated tokens of the request before the operation. */
+  tokensBefore: number;
+  /** Estimated tokens of the rebuilt request (`compacted` only). */
+  tokensAfter?: number;
+  /** The summary text (`compacted` only). */
+  summary?: string;
+  /** Messages from this entry seq on are kept verbatim (`compacted` only). */
+  cutSeq?: number;
+  /** Earlier user inputs from the summarised part, kept verbatim with the summary. */
+  keptInputs?: string[];
+  /** Usage of the summary requests. */
+  usage?: Usage;
+  /** Why a `failed` or `noop` operation installed nothing (numbers, never prompt text). */
+  reason?: string;
+}
+
 /** Every journal entry. */
 export type Entry =
   | TurnStartedEntry
   | StepEntry
   | ToolDispatchedEntry
   | ToolResultsEntry
-  | TurnEndedEntry;
+  | TurnEndedEntry
+  | CompactionEntry;
 
 /** An entry before the journal assigns `seq` and `at`. */
 export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
@@ -144,4 +176,5 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "tool_dispatched",
   "tool_results",
   "turn_ended",
+  "compaction",
 ]);

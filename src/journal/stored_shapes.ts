@@ -75,7 +75,9 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       agentId: str,
       requestKey: str,
       input: input.optional(),
+      // Written by releases before supplemental context moved to memory only; ignored on read.
       supplementalContext: supplemental,
+      compaction: z.boolean().optional(),
       retryOf: z.looseObject({ turnId: str, mode: z.enum(["resume", "regenerate"]) }).optional(),
     }),
   ],
@@ -125,6 +127,23 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       runId: str.optional(),
       outcome,
       failure: z.looseObject({ code: str, message: str }).optional(),
+    }),
+  ],
+  [
+    "compaction",
+    z.looseObject({
+      ...base,
+      runId: str.optional(),
+      operationId: str,
+      trigger: z.enum(["threshold", "overflow", "manual"]),
+      status: z.enum(["compacted", "failed", "noop"]),
+      tokensBefore: num,
+      tokensAfter: num.optional(),
+      summary: str.optional(),
+      cutSeq: num.optional(),
+      keptInputs: z.array(str).optional(),
+      usage: z.record(z.string(), num).optional(),
+      reason: str.optional(),
     }),
   ],
 ]);

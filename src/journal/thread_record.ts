@@ -4,14 +4,13 @@
  *
  * @module
  */
-import type { AdmittedInput, SupplementalContext, TurnOutcome } from "./entries.ts";
+import type { AdmittedInput, TurnOutcome } from "./entries.ts";
 
 /** An input waiting for the thread to be free. */
 export interface QueuedItem {
   id: string;
   requestKey: string;
   input: AdmittedInput;
-  supplementalContext?: SupplementalContext[];
   queuedAt: string;
 }
 

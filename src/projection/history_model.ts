@@ -5,31 +5,54 @@
  *
  * @module
  */
+import { checkpointText } from "../context/checkpoint_message.ts";
+import { messageTokens } from "../context/token_count.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
-import type {
-  Entry,
-  StepEntry,
-  SupplementalContext,
-  TurnStartedEntry,
-} from "../journal/entries.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
+import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {
   readonly message: ProviderMessage;
   /** For assistant messages: whose opaque state `message.state` is. */
   readonly stateKey?: string;
+  /** The journal entry it comes from; absent for the checkpoint and supplemental messages. */
+  readonly seq?: number;
   #json: string | undefined;
+  #tokens: number | undefined;
 
-  constructor(message: ProviderMessage, stateKey?: string) {
+  constructor(message: ProviderMessage, stateKey?: string, seq?: number) {
     this.message = message;
     this.stateKey = stateKey;
+    if (seq !== undefined) this.seq = seq;
   }
 
   /** The message's canonical JSON. */
   get json(): string {
     return (this.#json ??= canonicalJson(this.message));
   }
+
+  /** The engine's token estimate of the message, computed once. */
+  get tokens(): number {
+    return (this.#tokens ??= messageTokens(this.message));
+  }
+}
+
+/** An installed compaction: the summary message replaces every message before `cutSeq`. */
+interface Checkpoint {
+  message: HistoryMessage;
+  cutSeq: number;
+  /** Seq of the compaction entry. */
+  seq: number;
+  /** The first exchange holding retained messages: requests start reading there. */
+  fromExchange: number;
+}
+
+/** The latest provider-confirmed usage of a step still on the model's side of the checkpoint. */
+export interface ConfirmedUsage {
+  usage: Usage;
+  /** Seq of the step entry that reported it. */
+  seq: number;
 }
 
 /** One user message and the model's work on it, over every turn that retried it. */
@@ -40,13 +63,18 @@ interface Exchange {
 }
 
 /** What readers of the provider history need: the messages of a turn's next request. */
-export type HistoryReader = Pick<HistoryModel, "messages">;
+export type HistoryReader = Pick<
+  HistoryModel,
+  "messages" | "confirmed" | "currentInput" | "compactionFailures"
+>;
 
 /** The provider-facing projection of a thread's path. */
 export class HistoryModel {
   readonly #exchanges: Exchange[] = [];
-  readonly #supplemental = new Map<string, SupplementalContext[]>();
   #current: Exchange | undefined;
+  #checkpoint: Checkpoint | undefined;
+  #confirmed: ConfirmedUsage | undefined;
+  #failedInARow = 0;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
@@ -57,7 +85,7 @@ export class HistoryModel {
         return this.#step(entry);
       case "tool_results":
         for (const result of entry.results) {
-          this.#push(entry.turnId, {
+          this.#push(entry.turnId, entry.seq, {
             role: "tool",
             callId: result.callId,
             name: result.name,
@@ -66,6 +94,8 @@ export class HistoryModel {
           });
         }
         return;
+      case "compaction":
+        return this.#compaction(entry);
       case "tool_dispatched":
       case "turn_ended":
         return;
@@ -77,21 +107,25 @@ export class HistoryModel {
   }
 
   /**
-   * The messages for the next request of `turnId`: every exchange, with that
-   * turn's supplemental context as an ephemeral user message right after its
-   * user message. Opaque state is kept only where `stateKey` matches.
+   * The messages for the next request: the checkpoint's summary (if a
+   * compaction was installed), then every message from its cut on, with
+   * `supplemental` (the running turn's ephemeral context) right after the
+   * current user message. Opaque state is kept only where `stateKey` matches.
+   * Only exchanges after the checkpoint are read, so the cost follows what is
+   * sent, not the thread's length.
    */
-  messages(turnId: string, stateKey: string): HistoryMessage[] {
+  messages(stateKey: string, supplemental?: HistoryMessage): HistoryMessage[] {
     const out: HistoryMessage[] = [];
-    const supplemental = this.#supplemental.get(turnId);
-    for (const exchange of this.#exchanges) {
-      out.push(exchange.user);
-      if (supplemental && exchange === this.#current) {
-        const text = supplemental.map((part) => `## ${part.title}\n\n${part.text}`).join("\n\n");
-        out.push(toHistory({ role: "user", text }));
-      }
+    const checkpoint = this.#checkpoint;
+    const cutSeq = checkpoint?.cutSeq ?? 0;
+    if (checkpoint) out.push(checkpoint.message);
+    for (let i = checkpoint?.fromExchange ?? 0; i < this.#exchanges.length; i++) {
+      const exchange = this.#exchanges[i];
+      if (exchange.user.seq! >= cutSeq) out.push(exchange.user);
+      if (supplemental && exchange === this.#current) out.push(supplemental);
       for (const segment of exchange.segments) {
         for (const message of segment.messages) {
+          if (message.seq! < cutSeq) continue;
           out.push(
             message.stateKey === undefined || message.stateKey === stateKey
               ? message
@@ -103,18 +137,51 @@ export class HistoryModel {
     return out;
   }
 
-  #turnStarted(entry: TurnStartedEntry): void {
-    if (entry.supplementalContext?.length) {
-      this.#supplemental.set(entry.turnId, entry.supplementalContext);
+  /** The user message of the latest exchange (the current user input). */
+  currentInput(): HistoryMessage | undefined {
+    return this.#current?.user;
+  }
+
+  /** The latest usage a provider confirmed for a step after the checkpoint, if any. */
+  confirmed(): ConfirmedUsage | undefined {
+    return this.#confirmed;
+  }
+
+  /** Automatic compactions that failed since the last one that succeeded (the circuit breaker's count). */
+  compactionFailures(): number {
+    return this.#failedInARow;
+  }
+
+  #compaction(entry: CompactionEntry): void {
+    if (entry.status === "failed" && entry.trigger !== "manual") this.#failedInARow++;
+    if (entry.status !== "compacted" || entry.cutSeq === undefined) return;
+    this.#failedInARow = 0;
+    let fromExchange = this.#exchanges.length;
+    for (let i = this.#exchanges.length - 1; i >= 0; i--) {
+      fromExchange = i;
+      if (this.#exchanges[i].user.seq! <= entry.cutSeq) break;
     }
+    const text = checkpointText(entry.summary ?? "", entry.keptInputs ?? []);
+    this.#checkpoint = {
+      message: toHistory({ role: "user", text }),
+      cutSeq: entry.cutSeq,
+      seq: entry.seq,
+      fromExchange,
+    };
+    // Usage reported before the cut measured the old, longer request.
+    this.#confirmed = undefined;
+  }
+
+  #turnStarted(entry: TurnStartedEntry): void {
     if (entry.input) {
       const user: ProviderMessage = entry.input.attachments?.length
         ? { role: "user", text: entry.input.text, attachments: entry.input.attachments }
         : { role: "user", text: entry.input.text };
-      this.#current = { user: toHistory(user), segments: [] };
+      this.#current = { user: toHistory(user, undefined, entry.seq), segments: [] };
       this.#exchanges.push(this.#current);
     } else if (entry.retryOf?.mode === "regenerate" && this.#current) {
       this.#current.segments = [];
+      this.#confirmed = undefined; // it measured the answer being replaced
     }
     this.#current?.segments.push({ turnId: entry.turnId, messages: [] });
   }
@@ -131,22 +198,30 @@ export class HistoryModel {
       }));
     }
     if (entry.state !== undefined) message.state = entry.state;
-    this.#push(entry.turnId, message, entry.state === undefined ? undefined : entry.stateKey);
+    const stateKey = entry.state === undefined ? undefined : entry.stateKey;
+    if (this.#push(entry.turnId, entry.seq, message, stateKey) && entry.usage) {
+      this.#confirmed = { usage: entry.usage, seq: entry.seq };
+    }
   }
 
-  #push(turnId: string, message: ProviderMessage, stateKey?: string): void {
+  #push(turnId: string, seq: number, message: ProviderMessage, stateKey?: string): boolean {
     const segment = this.#current?.segments.at(-1);
-    if (!segment || segment.turnId !== turnId) return;
-    segment.messages.push(toHistory(message, stateKey));
+    if (!segment || segment.turnId !== turnId) return false;
+    segment.messages.push(toHistory(message, stateKey, seq));
+    return true;
   }
 }
 
 /** Wraps a message with its canonical JSON. */
-export function toHistory(message: ProviderMessage, stateKey?: string): HistoryMessage {
-  return new HistoryMessage(message, stateKey);
+export function toHistory(
+  message: ProviderMessage,
+  stateKey?: string,
+  seq?: number,
+): HistoryMessage {
+  return new HistoryMessage(message, stateKey, seq);
 }
 
 function withoutState(message: HistoryMessage): HistoryMessage {
   const { state: _state, ...rest } = message.message as ProviderMessage & { state?: unknown };
-  return toHistory(rest as ProviderMessage);
+  return toHistory(rest as ProviderMessage, undefined, message.seq);
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Entry } from "../journal/entries.ts";
+import { ContextModel } from "./context_model.ts";
 import { HistoryModel } from "./history_model.ts";
 import { OpenCalls } from "./open_calls.ts";
 import { type OpSink, ViewModel } from "./view_model.ts";
@@ -18,12 +19,15 @@ export class ThreadProjections {
   readonly history: HistoryModel;
   /** Calls of the active turn that still need a result. */
   readonly openCalls: OpenCalls;
+  /** Compaction records and usage. */
+  readonly context: ContextModel;
 
   /** @param sink receives every change of the view, in order */
   constructor(sink: OpSink) {
     this.view = new ViewModel(sink);
     this.history = new HistoryModel();
     this.openCalls = new OpenCalls();
+    this.context = new ContextModel();
   }
 
   /** Applies one committed entry to every projection. */
@@ -31,5 +35,6 @@ export class ThreadProjections {
     this.view.apply(entry);
     this.history.apply(entry);
     this.openCalls.apply(entry);
+    this.context.apply(entry);
   }
 }

@@ -97,6 +97,8 @@ export interface ThreadView {
   queue: QueuedInput[];
   turns: TurnSummary[];
   runProgress?: RunProgress;
+  /** Context window figures, when the thread's agent is known to this host. */
+  context?: { windowTokens: number; estimateTokens: number; confirmed?: Usage };
   /** Process-local ordering of updates; not a durable cursor. */
   viewVersion: number;
 }
@@ -119,7 +121,7 @@ export type ViewOp =
   | { op: "remove"; itemId: string }
   | {
     op: "component";
-    name: "status" | "pending" | "queue" | "turns" | "runProgress" | "title";
+    name: "status" | "pending" | "queue" | "turns" | "runProgress" | "title" | "context";
     value: unknown;
   };
 
@@ -127,18 +129,18 @@ export type ViewOp =
 export interface ContextFigures {
   /** The model's window, when known (0 otherwise). */
   windowTokens: number;
-  /** A rough estimate of the next request's input. */
+  /** The engine's estimate of the next request (system prompt, tools, messages; after any compaction). */
   estimateTokens: number;
   /** The latest usage the provider reported. */
   confirmed?: Usage;
-  /** Usage summed over every turn. */
+  /** Usage summed over every committed step and summary request; the four counts are disjoint. */
   totals: {
     inputTokens: number;
     outputTokens: number;
     cacheReadTokens: number;
     cacheWriteTokens: number;
   };
-  /** Compactions run so far (none in this release). */
+  /** One record per compaction operation, in operation order. */
   compactions: {
     operationId: string;
     status: "compacted" | "noop" | "failed";

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Agent } from "../config/agent.ts";
+import type { SupplementalContext } from "../journal/entries.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
 export interface PartialStep {
@@ -22,6 +23,10 @@ export class ActiveRun {
   readonly runId: string;
   /** The turn's agent. */
   readonly agent: Agent;
+  /** A compaction-only turn (manual `compact`). */
+  readonly compaction: boolean;
+  /** Context for this turn's requests only; memory only. */
+  readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */
   readonly done: Promise<void>;
   /** Aborts the provider request (immediate and graceful cancel). */
@@ -39,11 +44,21 @@ export class ActiveRun {
    * @param turnId the admitted turn
    * @param runId the run's id
    * @param agent the turn's agent
+   * @param supplementalContext context for this turn's requests only
+   * @param compaction whether the turn only compacts
    */
-  constructor(turnId: string, runId: string, agent: Agent) {
+  constructor(
+    turnId: string,
+    runId: string,
+    agent: Agent,
+    supplementalContext?: readonly SupplementalContext[],
+    compaction = false,
+  ) {
     this.turnId = turnId;
     this.runId = runId;
     this.agent = agent;
+    this.compaction = compaction;
+    if (supplementalContext?.length) this.supplementalContext = supplementalContext;
     this.done = new Promise((resolve) => (this.#finished = resolve));
     this.providerSignal = this.#providerAbort.signal;
     this.toolSignal = this.#toolAbort.signal;

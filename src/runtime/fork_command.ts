@@ -101,13 +101,15 @@ function settleCut(entries: Entry[], at: string, cut: number): {
     open.apply(entry);
     if (entry.kind === "turn_started") {
       active = { turnId: entry.turnId, runId: entry.runId };
-      lastTurn = { turnId: entry.turnId, retryable: true };
+      // A compaction-only turn has nothing to retry.
+      lastTurn = { turnId: entry.turnId, retryable: !entry.compaction };
     } else if (entry.kind === "turn_ended") {
       active = undefined;
       lastTurn = {
         turnId: entry.turnId,
         outcome: entry.outcome,
-        retryable: entry.failure?.code !== "effect_outcome_unknown",
+        retryable: entry.failure?.code !== "effect_outcome_unknown" &&
+          lastTurn?.retryable !== false,
       };
     }
   }

@@ -8,8 +8,8 @@ import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
 import { artifactShape } from "../journal/stored_shapes.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import type { Usage } from "../provider/gateway.ts";
-import { roughTokenCount } from "../provider/rough_token_count.ts";
+import type { Agent } from "../config/agent.ts";
+import { contextFigures } from "./context_figures.ts";
 import type { ServiceContext } from "./service_context.ts";
 import type {
   Artifact,
@@ -97,34 +97,14 @@ function pageLimit(limit: number | undefined, fallback: number, max: number): nu
   return limit;
 }
 
-/** Context figures: window, an estimate of the next request, usage the provider confirmed. */
+/** Context figures: window, estimate of the next request, confirmed usage, totals, compactions. */
 export async function context(
   ctx: ServiceContext,
   threadId: string,
-  windowTokens: number,
+  agent: Agent | undefined,
 ): Promise<ContextFigures> {
   const actor = await ctx.actors.fresh(threadId);
-  const messages = actor.history.messages("", "");
-  let estimateTokens = 0;
-  for (const message of messages) estimateTokens += roughTokenCount(message.json);
-  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  let confirmed: Usage | undefined;
-  for (const turn of actor.view.turns) {
-    if (!turn.usage) continue;
-    confirmed = turn.usage;
-    totals.inputTokens += turn.usage.inputTokens ?? 0;
-    totals.outputTokens += turn.usage.outputTokens ?? 0;
-    totals.cacheReadTokens += turn.usage.cacheReadTokens ?? 0;
-    totals.cacheWriteTokens += turn.usage.cacheWriteTokens ?? 0;
-  }
-  const result: ContextFigures = {
-    windowTokens,
-    estimateTokens,
-    totals,
-    compactions: [],
-  };
-  if (confirmed) result.confirmed = { ...confirmed };
-  return result;
+  return contextFigures(actor.history, actor.contextReader, agent ?? actor.agent);
 }
 
 /**

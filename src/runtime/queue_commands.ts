@@ -20,6 +20,7 @@ export function deleteQueued(
   const { queueId } = command;
   return viewCommand(ctx, command, "deleteQueued", { queueId }, async (actor, key) => {
     const item = queuedItem(actor, queueId);
+    actor.dropQueuedSupplemental(queueId);
     const queue = actor.record.queue.filter((queued) => queued !== item);
     await actor.commit({ record: { ...actor.record, queue }, request: claimOf(key) });
     actor.publishStatus();

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runCompactionTurn } from "../engine/compaction/manual_run.ts";
 import { runTurn } from "../engine/run_loop.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
@@ -37,11 +38,9 @@ async function driveRun(
   host.observe("turn.started", {});
   let failed = false;
   try {
-    await runTurn(run.agent, host, {
-      threadId: actor.threadId,
-      turnId: run.turnId,
-      runId: run.runId,
-    });
+    const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };
+    if (run.compaction) await runCompactionTurn(run.agent, host, ids);
+    else await runTurn(run.agent, host, ids);
   } catch (error) {
     // Only a failed commit gets here (runTurn turns anything else into a
     // turn failure): the store did not answer, so the turn may still be

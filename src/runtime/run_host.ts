@@ -6,10 +6,16 @@
  *
  * @module
  */
+import type { NewCompaction } from "../engine/compaction/compact.ts";
 import type { NewResults, NewStep, RunHost } from "../engine/run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { newId } from "../identity/ids.ts";
-import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type {
+  NewEntry,
+  SupplementalContext,
+  TurnFailure,
+  TurnOutcome,
+} from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
 import type { ObservationEvent } from "../observation/events.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
@@ -54,6 +60,10 @@ export class ThreadRunHost implements RunHost {
     this.signal = run.providerSignal;
     this.toolSignal = run.toolSignal;
     this.observing = deps.observing;
+  }
+
+  get supplementalContext(): readonly SupplementalContext[] | undefined {
+    return this.#run.supplementalContext;
   }
 
   /** The run of the queued turn this run's end handed over to, if any. */
@@ -105,6 +115,10 @@ export class ThreadRunHost implements RunHost {
         })),
       })
     );
+  }
+
+  commitCompaction(entry: NewCompaction): Promise<boolean> {
+    return this.#owned(() => this.#actor.commit({ record: null, entries: [entry] }));
   }
 
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean> {

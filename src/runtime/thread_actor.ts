@@ -7,8 +7,11 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import type { Entry, NewEntry } from "../journal/entries.ts";
+import type { Entry, NewEntry, SupplementalContext } from "../journal/entries.ts";
+import type { Agent } from "../config/agent.ts";
+import type { ContextReader } from "../projection/context_model.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
+import { viewContext } from "./context_figures.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
@@ -45,6 +48,8 @@ export class ThreadActor {
   #run: ActiveRun | undefined;
   #runProgress: RunProgress | undefined;
   #stopping = false;
+  // The agent that last ran here (or the host's only agent): context figures need its window.
+  #agent: Agent | undefined;
   #projections!: ThreadProjections;
   #current!: VersionedRecord;
   #lastSeq = 0;
@@ -54,6 +59,8 @@ export class ThreadActor {
   /** A commit failed: memory may differ from the store until the next read. */
   #unsure = false;
   readonly #onCommitFailed: ((actor: ThreadActor) => void) | undefined;
+  // Supplemental context of queued sends, by queue id: never stored, so lost with the process.
+  readonly #queuedSupplemental = new Map<string, SupplementalContext[]>();
 
   private constructor(
     threadId: string,
@@ -93,6 +100,21 @@ export class ThreadActor {
   /** The provider history of the thread's path. */
   get history(): HistoryReader {
     return this.#projections.history;
+  }
+
+  /** Compaction records and usage of the thread's path. */
+  get contextReader(): ContextReader {
+    return this.#projections.context;
+  }
+
+  /** The agent whose window the context figures use, when known. */
+  get agent(): Agent | undefined {
+    return this.#agent;
+  }
+
+  /** Names the agent for context figures (the host's agent, before any run here). */
+  knowAgent(agent: Agent): void {
+    this.#agent ??= agent;
   }
 
   /** Calls of the active turn without a result. */
@@ -136,7 +158,7 @@ export class ThreadActor {
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
     return this.#queued === 0 && !this.#run && !this.record.active &&
-      !this.publisher.hasSubscribers;
+      !this.publisher.hasSubscribers && this.#queuedSupplemental.size === 0;
   }
 
   /**
@@ -174,7 +196,26 @@ export class ThreadActor {
     this.#lastSeq = seq;
     for (const entry of entries) this.#projections.apply(entry);
     if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
+    if (entries.length > 0 && this.#agent && this.publisher.hasSubscribers) {
+      const value = viewContext(this.history, this.contextReader, this.#agent);
+      this.publisher.push({ op: "component", name: "context", value });
+    }
     if (this.status !== statusBefore) this.publishStatus();
+  }
+
+  /** Keeps a queued send's supplemental context in memory until its turn starts. */
+  holdQueuedSupplemental(queueId: string, context: SupplementalContext[]): void {
+    this.#queuedSupplemental.set(queueId, context);
+  }
+
+  /** The supplemental context held for a queued input, if this process has it. */
+  queuedSupplemental(queueId: string): SupplementalContext[] | undefined {
+    return this.#queuedSupplemental.get(queueId);
+  }
+
+  /** Forgets a queued input's supplemental context (its turn started, or it was deleted). */
+  dropQueuedSupplemental(queueId: string): void {
+    this.#queuedSupplemental.delete(queueId);
   }
 
   /** The seq of the last entry on this thread's path. */
@@ -210,6 +251,7 @@ export class ThreadActor {
       throw new Error(`Run ${run.runId} is not the active run of thread ${this.threadId}`);
     }
     this.#run = run;
+    this.#agent = run.agent;
     this.#stopping = false;
   }
 
@@ -302,6 +344,7 @@ export class ThreadActor {
     if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
     if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
     if (this.#runProgress) view.runProgress = { ...this.#runProgress };
+    if (this.#agent) view.context = viewContext(this.history, this.contextReader, this.#agent);
     return view;
   }
 

@@ -123,9 +123,6 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
         throw asFloretError(error);
       }
     };
-  const windowOf = (): number =>
-    staticAgent?.context.windowTokens ??
-      staticAgent?.gateway.info.capabilities?.contextWindowTokens ?? 0;
 
   return {
     create: guarded((input) => create(ctx, parseCommand("create", input))),
@@ -136,7 +133,11 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     fork: guarded((input) => fork(ctx, parseCommand("fork", input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand("delete", input))),
     setTitle: guarded((input) => setTitle(ctx, parseCommand("setTitle", input))),
-    view: guarded(async (threadId) => (await ctx.actors.fresh(checkId(threadId))).snapshot()),
+    view: guarded(async (threadId) => {
+      const actor = await ctx.actors.fresh(checkId(threadId));
+      if (staticAgent) actor.knowAgent(staticAgent);
+      return actor.snapshot();
+    }),
     list: guarded((options) => list(ctx, parseInput(querySchemas.list, options, "list options"))),
     history: guarded((threadId, options) =>
       history(ctx, checkId(threadId), parseInput(querySchemas.history, options, "history options"))
@@ -160,8 +161,8 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     },
     promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand("queueItem", input))),
     deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand("queueItem", input))),
-    compact: guarded((input) => compact(ctx, parseCommand("compact", input), windowOf())),
-    context: guarded((threadId) => context(ctx, checkId(threadId), windowOf())),
+    compact: guarded((input) => compact(ctx, parseCommand("compact", input), staticAgent)),
+    context: guarded((threadId) => context(ctx, checkId(threadId), staticAgent)),
     waitForIdle: guarded((threadId, options) =>
       waitForIdle(
         ctx,

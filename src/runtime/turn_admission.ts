@@ -33,7 +33,10 @@ export interface Admission {
   /** The request key that asked for the turn (recorded on `turn_started`). */
   requestKey: string;
   input?: AdmittedInput;
+  /** Memory only: handed to the run, never written to the store. */
   supplementalContext?: SupplementalContext[];
+  /** A compaction-only turn (manual `compact`). */
+  compaction?: boolean;
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
   /** The queued input this turn takes: it leaves the queue in the same commit. */
   queueId?: string;
@@ -43,10 +46,14 @@ export interface Admission {
   claim?: (turnId: string) => { scope: string; key: string; value: RequestRecord };
 }
 
-/** The admission of a queued input (promoted, or handed over to). */
-export function queuedAdmission(item: QueuedItem): Admission {
+/**
+ * The admission of a queued input (promoted, or handed over to). Its
+ * supplemental context, if this process still holds it, goes with it.
+ */
+export function queuedAdmission(item: QueuedItem, actor: ThreadActor): Admission {
   const admission: Admission = { requestKey: item.requestKey, input: item.input, queueId: item.id };
-  if (item.supplementalContext) admission.supplementalContext = item.supplementalContext;
+  const supplemental = actor.queuedSupplemental(item.id);
+  if (supplemental) admission.supplementalContext = supplemental;
   return admission;
 }
 
@@ -101,9 +108,7 @@ export async function admitTurn(
     requestKey: admission.requestKey,
   };
   if (admission.input) started.input = admission.input;
-  if (admission.supplementalContext?.length) {
-    started.supplementalContext = admission.supplementalContext;
-  }
+  if (admission.compaction) started.compaction = true;
   if (admission.retryOf) started.retryOf = admission.retryOf;
   const before = admission.after?.(actor.record);
   const base = before?.record ?? actor.record;
@@ -114,7 +119,7 @@ export async function admitTurn(
       : base.queue.filter((queued) => queued.id !== admission.queueId),
     status: "running",
     active: { turnId, runId },
-    lastTurn: { turnId, retryable: true },
+    lastTurn: { turnId, retryable: !admission.compaction },
     updatedAt: new Date().toISOString(),
   };
   await actor.commit({
@@ -122,7 +127,14 @@ export async function admitTurn(
     entries: before ? [...before.entries, started] : [started],
     request: admission.claim?.(turnId),
   });
-  const run = new ActiveRun(turnId, runId, agent);
+  const run = new ActiveRun(
+    turnId,
+    runId,
+    agent,
+    admission.supplementalContext,
+    admission.compaction,
+  );
+  if (admission.queueId !== undefined) actor.dropQueuedSupplemental(admission.queueId);
   actor.beginRun(run);
   return run;
 }

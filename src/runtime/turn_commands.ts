@@ -52,13 +52,14 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
           input,
           queuedAt: new Date().toISOString(),
         };
-        if (command.supplementalContext?.length) {
-          queued.supplementalContext = command.supplementalContext;
-        }
         await actor.commit({
           record: { ...actor.record, queue: [...actor.record.queue, queued] },
           request: claimOf(key, { queued: true, queueId: queued.id }),
         });
+        // Memory only: a queued send's supplemental context never reaches the store.
+        if (command.supplementalContext?.length) {
+          actor.holdQueuedSupplemental(queued.id, command.supplementalContext);
+        }
         actor.publishStatus();
         return { threadId, queued: true, view: actor.snapshot() };
       }
@@ -125,7 +126,7 @@ export async function promoteQueued(
     run: async (actor) => {
       await assertIdle(actor);
       const turnId = await startTurn(ctx, actor, {
-        ...queuedAdmission(queuedItem(actor, command.queueId)),
+        ...queuedAdmission(queuedItem(actor, command.queueId), actor),
         claim: (id) => claimOf(key, { turnId: id }),
       });
       return { turnId, view: actor.snapshot() };

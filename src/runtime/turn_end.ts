@@ -45,7 +45,9 @@ export function planTurnEnd(
     lastTurn: {
       turnId: end.turnId,
       outcome: end.outcome,
-      retryable: end.failure?.code !== "effect_outcome_unknown",
+      // A compaction-only turn has nothing to retry.
+      retryable: end.failure?.code !== "effect_outcome_unknown" &&
+        record.lastTurn?.retryable !== false,
     },
   };
   delete next.active;
@@ -83,7 +85,12 @@ export async function endTurn(
     }
   }
   if (queued && next) {
-    return await admitTurn(resolver, actor, { ...queuedAdmission(queued), after: ending }, next);
+    return await admitTurn(
+      resolver,
+      actor,
+      { ...queuedAdmission(queued, actor), after: ending },
+      next,
+    );
   }
   await actor.commit(ending(actor.record));
   return undefined;

@@ -24,7 +24,13 @@ export type ScriptStep =
     delayMs?: number;
   }
   | {
-    error: { status?: number; retry: "retryable" | "timeout" | "never"; message?: string };
+    error: {
+      status?: number;
+      retry: "retryable" | "timeout" | "never";
+      message?: string;
+      /** The failure's class, e.g. `context_overflow`; by default it follows `retry`. */
+      kind?: ProviderError["kind"];
+    };
     delayMs?: number;
   }
   /** Hold the stream open until the signal aborts (for cancel tests). */
@@ -78,7 +84,7 @@ export function scriptedGateway(steps: ScriptStep[], info?: Partial<GatewayInfo>
       throw new ProviderError(step.error.message ?? "Scripted provider error", {
         status: step.error.status,
         retry: step.error.retry,
-        kind: step.error.retry === "never" ? "invalid_request" : "server",
+        kind: step.error.kind ?? (step.error.retry === "never" ? "invalid_request" : "server"),
       });
     }
     if ("toolCalls" in step) {

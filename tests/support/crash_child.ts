@@ -13,6 +13,7 @@
 //   loop    a turn of many steps, each one `write` call that appends its call id and
 //           prints `TICK <json>`; the parent kills at some tick
 //   flood   turn 1 hangs while sends are queued one after another, without end
+//   summary turn 1 reports usage over the compaction threshold; turn 2's summary request hangs
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { defineAgent, defineTool, openHost } from "@floret/engine";
@@ -117,6 +118,11 @@ switch (scenario) {
   case "flood":
     steps = [{ hang: true }];
     break;
+  case "summary":
+    // 120,000 of the scripted 128,000-token window: turn 2 compacts before its first request.
+    steps = [{ text: "First answer.", usage: { inputTokens: 120_000 } }, { hang: true }];
+    hooks = { onStart: (n) => n === 2 && reach({}) };
+    break;
   default:
     throw new Error(`Unknown scenario: ${scenario}`);
 }
@@ -168,6 +174,11 @@ if (scenario === "queue") {
   emit("READY", { threadId, exhausted: true });
 } else if (scenario === "loop") {
   await send("send-1", "go");
+} else if (scenario === "summary") {
+  await send("send-1", "first");
+  await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+  await send("send-2", "go");
+  emit("READY", { threadId, ...await reached });
 } else {
   await send("send-1", "go");
   emit("READY", { threadId, ...await reached });

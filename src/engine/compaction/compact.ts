@@ -1,0 +1,183 @@
+/**
+ * One compaction operation: plan the cut, have the agent's own gateway write
+ * the summary, rebuild the request, and return the record to commit. Nothing
+ * is installed unless the rebuilt request is smaller and fits under the hard
+ * limit; a failure leaves a `failed` record and changes nothing else.
+ *
+ * @module
+ */
+import type { Agent } from "../../config/agent.ts";
+import type { ContextBudget } from "../../context/budget.ts";
+import { checkpointText } from "../../context/checkpoint_message.ts";
+import { messageTokens } from "../../context/token_count.ts";
+import type { CompactionEntry, CompactionTrigger } from "../../journal/entries.ts";
+import type { HistoryMessage } from "../../projection/history_model.ts";
+import type { Usage } from "../../provider/gateway.ts";
+import { ProviderError } from "../../provider/provider_error.ts";
+import { roughTokenCount } from "../../provider/rough_token_count.ts";
+import { callProvider } from "../provider_call.ts";
+import type { Projection } from "../request_builder.ts";
+import { planCut } from "./plan_cut.ts";
+import {
+  batchHead,
+  COMPACTION_WRITER_PROMPT,
+  cutToTokens,
+  summaryRequest,
+} from "./summary_request.ts";
+
+/** A compaction record before the journal numbers it. */
+export type NewCompaction = Omit<CompactionEntry, "seq" | "at">;
+
+/** What a compaction needs from its caller. */
+export interface CompactionDeps {
+  agent: Agent;
+  budget: ContextBudget;
+  /** Aborts the summary request; an abort installs and records nothing. */
+  signal: AbortSignal;
+  observe(type: string, detail: Record<string, unknown>): void;
+  newId(prefix: string): string;
+}
+
+/** Room kept free in each summary request beyond its prompt and output. */
+const SUMMARY_REQUEST_MARGIN_TOKENS = 128;
+
+/**
+ * Runs one compaction over a projected request.
+ *
+ * @param deps agent, budget, signal and observation
+ * @param projection the request as it would be sent now
+ * @param current the current user input (kept verbatim)
+ * @param record the turn and run the record belongs to, and what triggered it
+ * @returns the record: `compacted` (install it), `failed`, or `noop` when nothing can be summarised
+ * @throws the signal's reason when aborted
+ */
+export async function compactContext(
+  deps: CompactionDeps,
+  projection: Projection,
+  current: HistoryMessage | undefined,
+  record: { turnId: string; runId?: string; trigger: CompactionTrigger },
+): Promise<NewCompaction> {
+  const { agent, budget } = deps;
+  // The engine's best figure for the request: raised by confirmed usage when that is more.
+  const tokensBefore = projection.projected;
+  const entry: NewCompaction = {
+    kind: "compaction",
+    turnId: record.turnId,
+    operationId: deps.newId("compaction"),
+    trigger: record.trigger,
+    status: "failed",
+    tokensBefore,
+  };
+  if (record.runId) entry.runId = record.runId;
+  let messageSum = 0;
+  for (const message of projection.messages) messageSum += message.tokens;
+  const fixed = projection.estimate - messageSum;
+  const plan = planCut(projection.messages, current, budget, fixed);
+  if (!plan) {
+    // No summary request is made: an explicit no-op, which the circuit breaker does not count.
+    return {
+      ...entry,
+      status: "noop",
+      reason: "Nothing before the current input can be summarised",
+    };
+  }
+
+  const batches = planBatches(plan.head, budget);
+  let summary: string | undefined;
+  const usage: Usage = {};
+  for (const [index, batch] of batches.entries()) {
+    const request = await summaryRequest(batch.text, summary, batch.maxOutputTokens);
+    try {
+      const output = await callProvider(agent.gateway, request, agent.retry, deps.signal, {
+        onDelta: () => {}, // the summary is not shown while it streams
+        onAttempt: (attempt) =>
+          deps.observe("compaction.attempt", {
+            operationId: entry.operationId,
+            batch: index,
+            attempt,
+          }),
+        onRetry: (attempt, delayMs, error) =>
+          deps.observe("compaction.retry", {
+            operationId: entry.operationId,
+            attempt,
+            delayMs,
+            kind: error.kind,
+            status: error.status,
+          }),
+      });
+      addUsage(usage, output.usage);
+      summary = output.text.trim();
+    } catch (error) {
+      if (deps.signal.aborted) throw deps.signal.reason;
+      const detail = error instanceof ProviderError
+        ? `${error.kind ?? "unknown"}${error.status === undefined ? "" : ` (${error.status})`}`
+        : "unknown";
+      return withUsage({ ...entry, reason: `The summary request failed: ${detail}` }, usage);
+    }
+    if (summary === "") {
+      return withUsage({ ...entry, reason: "The summary request returned no text" }, usage);
+    }
+  }
+  summary = cutToTokens(summary!, budget.summaryCeiling);
+
+  let tokensAfter = fixed +
+    messageTokens({ role: "user", text: checkpointText(summary, plan.keptInputs) });
+  for (let i = plan.index; i < projection.messages.length; i++) {
+    tokensAfter += projection.messages[i].tokens;
+  }
+  if (tokensAfter >= budget.hardLimit || tokensAfter >= tokensBefore) {
+    return withUsage({
+      ...entry,
+      reason: `The compacted request would not fit: ${tokensAfter} tokens ` +
+        `(before ${tokensBefore}, limit ${budget.hardLimit})`,
+    }, usage);
+  }
+  const compacted: NewCompaction = {
+    ...entry,
+    status: "compacted",
+    tokensAfter,
+    summary,
+    cutSeq: plan.cutSeq,
+  };
+  if (plan.keptInputs.length > 0) compacted.keptInputs = plan.keptInputs;
+  return withUsage(compacted, usage);
+}
+
+/**
+ * One summary request when the whole head fits in the window with room for a
+ * useful summary (its output budget is then what is left, up to the
+ * ceiling); otherwise ordered batches that each leave room for the summary
+ * so far and a full-ceiling answer.
+ */
+function planBatches(
+  head: readonly HistoryMessage[],
+  budget: ContextBudget,
+): { text: string; maxOutputTokens: number }[] {
+  const room = budget.window - Math.min(Math.floor(budget.window / 100), 4096) -
+    roughTokenCount(COMPACTION_WRITER_PROMPT) - SUMMARY_REQUEST_MARGIN_TOKENS;
+  const minimum = Math.min(budget.summaryCeiling, Math.max(256, Math.floor(budget.window / 16)));
+  const [whole] = batchHead(head, Number.MAX_SAFE_INTEGER);
+  const wholeTokens = roughTokenCount(whole ?? "");
+  if (wholeTokens + minimum <= room) {
+    return [{
+      text: whole ?? "",
+      maxOutputTokens: Math.min(budget.summaryCeiling, room - wholeTokens),
+    }];
+  }
+  const perBatch = Math.max(256, room - 2 * budget.summaryCeiling);
+  return batchHead(head, perBatch).map((text) => ({
+    text,
+    maxOutputTokens: budget.summaryCeiling,
+  }));
+}
+
+function addUsage(sum: Usage, usage: Usage | undefined): void {
+  for (const [field, value] of Object.entries(usage ?? {}) as [keyof Usage, number][]) {
+    if (typeof value === "number") sum[field] = (sum[field] ?? 0) + value;
+  }
+}
+
+function withUsage(entry: NewCompaction, usage: Usage): NewCompaction {
+  if (Object.keys(usage).length > 0) entry.usage = usage;
+  return entry;
+}

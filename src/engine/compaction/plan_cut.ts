@@ -1,0 +1,88 @@
+/**
+ * Where a compaction cuts: the head (summarised) is everything before the
+ * retained tail. The cut never splits a tool call from its result (it falls
+ * only on a user or assistant message) and never falls after the current
+ * user input, which therefore always stays verbatim.
+ *
+ * @module
+ */
+import type { ContextBudget } from "../../context/budget.ts";
+import { CHECKPOINT_ALLOWANCE_TOKENS } from "../../context/budget.ts";
+import type { HistoryMessage } from "../../projection/history_model.ts";
+
+/** A planned cut. */
+export interface CutPlan {
+  /** Index into the projected messages of the first retained message. */
+  index: number;
+  /** The journal seq of that message: the checkpoint keeps messages from it on. */
+  cutSeq: number;
+  /** The summarised messages (a previous checkpoint message included). */
+  head: HistoryMessage[];
+  /** Earlier user inputs from the head, kept verbatim, oldest first. */
+  keptInputs: string[];
+}
+
+/**
+ * Plans the cut for the projected messages of a request.
+ *
+ * @param messages the request's messages after the system prompt
+ * @param current the current user input (the cut never falls after it)
+ * @param budget the agent's context numbers
+ * @param fixedTokens system prompt and tools, which no compaction can shrink
+ * @returns the plan, or `undefined` when nothing new can be summarised
+ */
+export function planCut(
+  messages: readonly HistoryMessage[],
+  current: HistoryMessage | undefined,
+  budget: ContextBudget,
+  fixedTokens: number,
+): CutPlan | undefined {
+  let last = current ? messages.indexOf(current) : messages.length - 1;
+  if (last < 0) last = messages.length - 1;
+  const candidates: number[] = [];
+  for (let i = 1; i <= last; i++) {
+    const message = messages[i];
+    if (message.seq === undefined) continue; // checkpoint or supplemental context
+    if (message.message.role === "user" || message.message.role === "assistant") {
+      candidates.push(i);
+    }
+  }
+  // The head must hold at least one message that is not already a summary.
+  const summarisable = (index: number): boolean =>
+    messages.slice(0, index).some((message) => message.seq !== undefined);
+  const usable = candidates.filter(summarisable);
+  if (usable.length === 0) return undefined;
+
+  const tailBudget = Math.max(
+    0,
+    Math.min(
+      budget.retainedTail,
+      budget.target - fixedTokens - budget.summaryCeiling - budget.keptInputs -
+        CHECKPOINT_ALLOWANCE_TOKENS,
+    ),
+  );
+  const suffix = new Array<number>(messages.length + 1).fill(0);
+  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1] + messages[i].tokens;
+  // The largest tail within its budget; the latest possible cut when even that is too big.
+  let index = usable[usable.length - 1];
+  for (let k = usable.length - 1; k >= 0; k--) {
+    if (suffix[usable[k]] > tailBudget) break;
+    index = usable[k];
+  }
+  const head = messages.slice(0, index);
+  // Verbatim inputs may take at most a quarter of what they replace, so a
+  // compaction always saves room.
+  let headTokens = 0;
+  for (const message of head) headTokens += message.tokens;
+  const keptBudget = Math.min(budget.keptInputs, Math.floor(headTokens / 4));
+  const keptInputs: string[] = [];
+  let keptTokens = 0;
+  for (let i = head.length - 1; i >= 0; i--) {
+    const message = head[i];
+    if (message.seq === undefined || message.message.role !== "user") continue;
+    if (keptTokens + message.tokens > keptBudget) break;
+    keptTokens += message.tokens;
+    keptInputs.unshift(message.message.text);
+  }
+  return { index, cutSeq: messages[index].seq!, head, keptInputs };
+}

@@ -1,0 +1,175 @@
+/**
+ * The context side of each step of a run: checks the turn's budget once,
+ * compacts when the request about to be sent reaches the threshold (or after
+ * the provider reported an overflow), and freezes the request with its output
+ * budget. It ends the turn itself when the context cannot be made to fit.
+ *
+ * @module
+ */
+import type { Agent } from "../config/agent.ts";
+import {
+  budgetOf,
+  type ContextBudget,
+  MAX_CONSECUTIVE_COMPACTION_FAILURES,
+  outputBudget,
+} from "../context/budget.ts";
+import type { CompactionTrigger, TurnFailure } from "../journal/entries.ts";
+import type { HistoryMessage } from "../projection/history_model.ts";
+import { supplementalMessage } from "../projection/supplemental.ts";
+import type { ProviderRequest } from "../provider/gateway.ts";
+import { compactContext, type NewCompaction } from "./compaction/compact.ts";
+import { freezeRequest, type Projection, projectRequest } from "./request_builder.ts";
+import type { RunHost } from "./run_loop.ts";
+
+/** A frozen request and the figures it was built from. */
+export interface PreparedRequest {
+  request: ProviderRequest;
+  projection: Projection;
+}
+
+/** The context checks of one run. */
+export class ContextGuard {
+  readonly #agent: Agent;
+  readonly #host: RunHost;
+  readonly #ids: { threadId: string; turnId: string; runId: string };
+  readonly #budget: ContextBudget | undefined;
+  readonly #supplemental: HistoryMessage | undefined;
+  #checked = false;
+
+  /**
+   * @param agent the turn's agent
+   * @param host the thread's side of the run
+   * @param ids the run's identity
+   */
+  constructor(
+    agent: Agent,
+    host: RunHost,
+    ids: { threadId: string; turnId: string; runId: string },
+  ) {
+    this.#agent = agent;
+    this.#host = host;
+    this.#ids = ids;
+    this.#budget = budgetOf(agent);
+    this.#supplemental = supplementalMessage(host.supplementalContext);
+  }
+
+  /** The effective window, 0 when unknown. */
+  get windowTokens(): number {
+    return this.#budget?.window ?? 0;
+  }
+
+  /** The request as it would be sent now. */
+  project(): Projection {
+    return projectRequest(this.#agent, this.#host.history, this.#supplemental);
+  }
+
+  /**
+   * The next request, compacted first when needed.
+   *
+   * @param overflow the provider just refused the previous attempt as too large
+   * @returns the request, or `undefined` when the turn has ended (or the run lost the thread)
+   */
+  async prepare(overflow: boolean): Promise<PreparedRequest | undefined> {
+    let projection = this.project();
+    const budget = this.#budget;
+    if (!budget) return await this.#freeze(projection);
+    if (!this.#checked) {
+      this.#checked = true;
+      const failure = budgetFailure(budget, projection);
+      if (failure) {
+        await this.#host.endTurn("failed", failure);
+        return undefined;
+      }
+    }
+    if (!overflow && projection.projected < budget.threshold) return await this.#freeze(projection);
+
+    let installed = false;
+    if (this.#host.history.compactionFailures() < MAX_CONSECUTIVE_COMPACTION_FAILURES) {
+      const entry = await this.#compact(budget, projection, overflow ? "overflow" : "threshold");
+      if (!entry) return undefined;
+      installed = entry.status === "compacted";
+      if (installed) projection = this.project();
+    }
+    if (!installed && (overflow || projection.projected >= budget.hardLimit)) {
+      await this.#host.endTurn("failed", {
+        code: "context_compaction_limit",
+        message: overflow
+          ? "The provider refused the request as too large and compaction could not make it fit"
+          : `The request needs ${projection.projected} tokens, over the limit of ` +
+            `${budget.hardLimit}, and compaction could not make it fit`,
+      });
+      return undefined;
+    }
+    return await this.#freeze(projection);
+  }
+
+  /** Runs and commits one compaction; `undefined` when the run lost the thread. */
+  async #compact(
+    budget: ContextBudget,
+    projection: Projection,
+    trigger: CompactionTrigger,
+  ): Promise<NewCompaction | undefined> {
+    const host = this.#host;
+    const entry = await compactContext(
+      {
+        agent: this.#agent,
+        budget,
+        signal: host.signal,
+        observe: (type, detail) => host.observe(type, detail),
+        newId: (prefix) => host.newId(prefix),
+      },
+      projection,
+      host.history.currentInput(),
+      { turnId: this.#ids.turnId, runId: this.#ids.runId, trigger },
+    );
+    // An automatic no-op (nothing to summarise yet) made no request: it leaves no record,
+    // so a long first turn does not fill the records with one per step.
+    if (entry.status === "noop") return entry;
+    if (!await host.commitCompaction(entry)) return undefined;
+    host.observe("compaction", compactionEvent(entry));
+    return entry;
+  }
+
+  async #freeze(projection: Projection): Promise<PreparedRequest> {
+    const maxOutputTokens = outputBudget(this.#budget, this.#agent, projection.projected);
+    const request = await freezeRequest(
+      this.#agent,
+      projection.messages,
+      this.#ids.threadId,
+      maxOutputTokens,
+    );
+    return { request, projection };
+  }
+}
+
+/** Why a turn's budget can never fit, checked before any request; numbers only, never prompt text. */
+function budgetFailure(budget: ContextBudget, projection: Projection): TurnFailure | undefined {
+  if (budget.maxOutputTokens !== undefined && budget.maxOutputTokens >= budget.window) {
+    return {
+      code: "context_budget_invalid",
+      message: `The output budget of ${budget.maxOutputTokens} tokens leaves no room in a ` +
+        `${budget.window}-token window`,
+    };
+  }
+  if (projection.fixed >= budget.hardLimit) {
+    return {
+      code: "context_fixed_overhead",
+      message: `The system prompt, tools and current input need ${projection.fixed} tokens, ` +
+        `at or over the request limit of ${budget.hardLimit}`,
+    };
+  }
+  return undefined;
+}
+
+/** The observation event of a compaction: figures only, never summary text. */
+export function compactionEvent(entry: NewCompaction): Record<string, unknown> {
+  const event: Record<string, unknown> = {
+    operationId: entry.operationId,
+    trigger: entry.trigger,
+    status: entry.status,
+    tokensBefore: entry.tokensBefore,
+  };
+  if (entry.tokensAfter !== undefined) event.tokensAfter = entry.tokensAfter;
+  if (entry.reason !== undefined) event.reason = entry.reason;
+  return event;
+}
