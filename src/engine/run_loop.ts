@@ -84,10 +84,26 @@ export async function runTurn(
   host: RunHost,
   ids: { threadId: string; turnId: string; runId: string },
 ): Promise<void> {
+  await runGuarded(host, (guarded) => loop(agent, guarded, ids));
+}
+
+/**
+ * Runs a turn's body (the model loop, or a compaction-only turn) so that
+ * whatever it throws, other than a failed commit, ends the turn `failed` with
+ * `engine_contract`.
+ *
+ * @param host the thread's side of the run
+ * @param body the turn's work, given the host with its commits marked
+ * @throws the error of a commit that failed (the caller settles the turn once the store answers)
+ */
+export async function runGuarded(
+  host: RunHost,
+  body: (guarded: RunHost) => Promise<void>,
+): Promise<void> {
   const commits = new CommitFailures();
   const guarded = commits.wrap(host);
   try {
-    await loop(agent, guarded, ids);
+    await body(guarded);
   } catch (error) {
     const commitError = commits.causeOf(error);
     if (commitError !== undefined) throw commitError;

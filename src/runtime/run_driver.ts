@@ -6,7 +6,7 @@
  * @module
  */
 import { runCompactionTurn } from "../engine/compaction/manual_run.ts";
-import { runTurn } from "../engine/run_loop.ts";
+import { runGuarded, runTurn } from "../engine/run_loop.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -39,11 +39,11 @@ async function driveRun(
   let failed = false;
   try {
     const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };
-    if (run.compaction) await runCompactionTurn(run.agent, host, ids);
+    if (run.compaction) await runGuarded(host, (h) => runCompactionTurn(run.agent, h, ids));
     else await runTurn(run.agent, host, ids);
   } catch (error) {
-    // Only a failed commit gets here (runTurn turns anything else into a
-    // turn failure): the store did not answer, so the turn may still be
+    // Only a failed commit gets here (runTurn and runGuarded turn anything
+    // else into a turn failure): the store did not answer, so the turn may still be
     // active in the journal with no run behind it.
     failed = true;
     host.observe("run.failed", { message: error instanceof Error ? error.message : String(error) });
