@@ -45,6 +45,20 @@ export interface AgentConfig {
   timeouts?: ProviderTimeouts;
   /** The built-in `ask_user` tool. Not yet available in this release; `true` is refused. */
   askUser?: boolean;
+  /** Agents this one may start as child threads (gives the model `spawn_agent` and its siblings). */
+  subagents?: Agent[];
+  /** Admit child facts (completed, failed, cancelled, needs input/approval) at the next provider request. */
+  parentEvents?: boolean;
+  /** Bounds on child threads (defaults: depth 3, 8 live children per parent). */
+  subagentLimits?: SubagentLimits;
+}
+
+/** Bounds on child threads; each breach is a tool error the model sees. */
+export interface SubagentLimits {
+  /** How deep children may nest below a root thread (a root's child is depth 1). Default 3. */
+  maxDepth?: number;
+  /** Children of one parent that may be running or waiting at once. Default 8. */
+  maxLiveChildren?: number;
 }
 
 /** A validated agent, ready for `host.threads()`. */
@@ -65,7 +79,19 @@ export interface Agent {
   readonly maxSteps: number;
   /** Provider recovery and timeouts with every default filled in. */
   readonly retry: ResolvedRetryPolicy;
+  /** Agents this one may start as child threads, by id. */
+  readonly subagents: ReadonlyMap<string, Agent>;
+  /** Whether child facts are admitted to this agent's threads. */
+  readonly parentEvents: boolean;
+  /** Bounds on child threads, defaults filled in. */
+  readonly subagentLimits: Required<SubagentLimits>;
 }
+
+/** Default bounds on child threads. */
+export const DEFAULT_SUBAGENT_LIMITS: Required<SubagentLimits> = Object.freeze({
+  maxDepth: 3,
+  maxLiveChildren: 8,
+});
 
 /** The default step limit per turn. */
 export const DEFAULT_MAX_STEPS = 200;
@@ -110,6 +136,28 @@ export function defineAgent(config: AgentConfig): Agent {
     if (tools.has(name)) throw new FloretError("invalid_input", `Duplicate tool name: ${name}`);
     tools.set(name, definition);
   }
+  const subagents = new Map<string, Agent>();
+  for (const child of config.subagents ?? []) {
+    if (!child || typeof child.id !== "string" || !(child.tools instanceof Map)) {
+      throw new FloretError("invalid_input", "Agent subagents must be agents made by defineAgent");
+    }
+    if (subagents.has(child.id)) {
+      throw new FloretError("invalid_input", `Duplicate subagent id: ${child.id}`);
+    }
+    subagents.set(child.id, child);
+  }
+  const subagentLimits = { ...DEFAULT_SUBAGENT_LIMITS, ...config.subagentLimits };
+  for (const [name, value] of Object.entries(subagentLimits)) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new FloretError(
+        "invalid_input",
+        `Agent subagentLimits.${name} must be a positive integer: ${value}`,
+      );
+    }
+  }
+  if (config.parentEvents !== undefined && typeof config.parentEvents !== "boolean") {
+    throw new FloretError("invalid_input", "Agent parentEvents must be a boolean");
+  }
   return {
     id: config.id,
     name: config.name,
@@ -119,5 +167,8 @@ export function defineAgent(config: AgentConfig): Agent {
     context: { ...config.context },
     maxSteps,
     retry: resolveRetryPolicy(config.providerRetry, config.timeouts),
+    subagents,
+    parentEvents: config.parentEvents ?? false,
+    subagentLimits,
   };
 }

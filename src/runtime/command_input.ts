@@ -52,7 +52,12 @@ export const commandSchemas = {
     decision: z.enum(["approve", "deny"]).optional(),
     answers: z.array(z.object({ questionId: z.string(), value: z.string() })).optional(),
   }),
-  cancel: z.object({ threadId, requestKey, mode: z.enum(["immediate", "graceful"]).optional() }),
+  cancel: z.object({
+    threadId,
+    requestKey,
+    mode: z.enum(["immediate", "graceful"]).optional(),
+    includeDescendants: z.boolean().optional(),
+  }),
   retry: z.object({ threadId, requestKey, turnId: z.string().optional() }),
   fork: z.object({ threadId, requestKey, atItemId: z.string().optional() }),
   delete: z.object({ threadId, requestKey }),

@@ -44,19 +44,25 @@ export async function history(
   return result;
 }
 
-/** Threads, most recently updated first. The cursor is opaque. */
+/**
+ * Root threads (or, with `parentThreadId`, that thread's children), most
+ * recently updated first. The cursor is opaque.
+ */
 export async function list(
   ctx: ServiceContext,
-  options: { limit?: number; cursor?: string } = {},
+  options: { limit?: number; cursor?: string; parentThreadId?: string } = {},
 ): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
   const limit = pageLimit(options.limit, 50, 500);
+  if (options.parentThreadId !== undefined) {
+    return await listChildren(ctx, options.parentThreadId, limit, options.cursor);
+  }
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
   const page = rows.slice(0, limit);
   const records = await ctx.journal.threads(page.map((row) => row.threadId));
   const threads: ThreadSummary[] = [];
   for (const record of records) {
-    if (!record || record.deleted) continue;
+    if (!record || record.deleted || record.parentThreadId) continue;
     threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
   }
   const result: { threads: ThreadSummary[]; cursor?: string } = { threads };
@@ -64,6 +70,34 @@ export async function list(
     const last = page[page.length - 1].key;
     result.cursor = `${last[1]}~${last[2]}`;
   }
+  return result;
+}
+
+/** The children of one thread, a page at a time; the cursor is the last child's id. */
+async function listChildren(
+  ctx: ServiceContext,
+  parentThreadId: string,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
+  if (typeof parentThreadId !== "string" || (await ctx.journal.thread(parentThreadId)) === null) {
+    throw new FloretError("thread_not_found", `Thread not found: ${String(parentThreadId)}`);
+  }
+  const ids = await ctx.journal.indexed(keys.childrenOf(parentThreadId));
+  const records = (await ctx.journal.threads(ids)).filter(
+    (record): record is ThreadRecord => record !== null && !record.deleted,
+  );
+  // Most recently updated first, ties by id, so a cursor names one place in the order.
+  const order = (record: ThreadRecord): string => `${record.updatedAt}~${record.id}`;
+  records.sort((a, b) => (order(a) < order(b) ? 1 : order(a) > order(b) ? -1 : 0));
+  const start = cursor === undefined ? 0 : records.findIndex((record) => order(record) < cursor);
+  const rest = start < 0 ? [] : records.slice(start);
+  const page = rest.slice(0, limit);
+  const threads = page.map((record) =>
+    summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status)
+  );
+  const result: { threads: ThreadSummary[]; cursor?: string } = { threads };
+  if (rest.length > limit) result.cursor = order(page[page.length - 1]);
   return result;
 }
 

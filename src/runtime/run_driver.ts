@@ -36,7 +36,8 @@ async function driveRun(
   const host = new ThreadRunHost(actor, run, deps);
   host.observe("turn.started", {});
   try {
-    await runTurn(run.agent, host, {
+    const agent = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
+    await runTurn(agent, host, {
       threadId: actor.threadId,
       turnId: run.turnId,
       runId: run.runId,

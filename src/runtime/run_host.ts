@@ -17,6 +17,7 @@ import type { ActiveRun } from "./active_run.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { AgentResolver } from "./turn_admission.ts";
+import type { Equip } from "../subagents/equip.ts";
 import { endTurn } from "./turn_end.ts";
 
 /** What runs need from the service. */
@@ -28,6 +29,8 @@ export interface RunDeps extends AgentResolver {
   onRunStart(): void;
   /** The runs of a thread finished (the actor may be evicted from the cache). */
   onRunEnd(actor: ThreadActor): void;
+  /** Adds built-in tools (sub-agents) to the agent a run uses on a thread. */
+  equip?: Equip;
 }
 
 /** One run's link to its thread. */

@@ -8,6 +8,7 @@
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { cancel } from "./cancel_command.ts";
+import { cancelDescendants } from "../subagents/cascade.ts";
 import { commandSchemas, parseCommand } from "./command_input.ts";
 import { compact } from "./compaction_command.ts";
 import { fork } from "./fork_command.ts";
@@ -48,9 +49,18 @@ export interface ThreadService {
     decision?: "approve" | "deny";
     answers?: { questionId: string; value: string }[];
   }): Promise<{ view: ThreadView }>;
-  /** Stops the running turn; idempotent, a no-op on an idle thread. */
+  /**
+   * Stops the running turn; idempotent, a no-op on an idle thread. With
+   * `includeDescendants`, returns once every child thread's stop (and their
+   * children's) is committed too.
+   */
   cancel(
-    input: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" },
+    input: {
+      threadId: string;
+      requestKey: string;
+      mode?: "immediate" | "graceful";
+      includeDescendants?: boolean;
+    },
   ): Promise<{ view: ThreadView }>;
   /** Resumes a failed latest turn, or regenerates a completed one. */
   retry(
@@ -68,9 +78,9 @@ export interface ThreadService {
   ): Promise<{ view: ThreadView }>;
   /** The current view. */
   view(threadId: string): Promise<ThreadView>;
-  /** Threads, most recently updated first. */
+  /** Root threads, most recently updated first; with `parentThreadId`, that thread's children. */
   list(
-    options?: { limit?: number; cursor?: string },
+    options?: { limit?: number; cursor?: string; parentThreadId?: string },
   ): Promise<{ threads: ThreadSummary[]; cursor?: string }>;
   /** A page of items, newest last. */
   history(
@@ -123,7 +133,13 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     create: guarded((input) => create(ctx, parseCommand(commandSchemas.create, input))),
     send: guarded((input) => send(ctx, parseCommand(commandSchemas.send, input))),
     respond: guarded((input) => respond(ctx, parseCommand(commandSchemas.respond, input))),
-    cancel: guarded((input) => cancel(ctx, parseCommand(commandSchemas.cancel, input))),
+    cancel: guarded(async (input) => {
+      const command = parseCommand(commandSchemas.cancel, input);
+      const result = await cancel(ctx, command);
+      if (!command.includeDescendants) return result;
+      await cancelDescendants(ctx, command);
+      return { view: (await ctx.actors.get(command.threadId)).snapshot() };
+    }),
     retry: guarded((input) => retry(ctx, parseCommand(commandSchemas.retry, input))),
     fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
