@@ -19,6 +19,7 @@ import { createThreadService, type ThreadService } from "./thread_service.ts";
 import { ChildThreads } from "../subagents/children.ts";
 import { childAwareResolver } from "../subagents/agent_resolution.ts";
 import { subagentEquipment } from "../subagents/equip.ts";
+import { childEventCollector } from "../subagents/parent_events.ts";
 
 /** Where a turn's agent comes from. */
 export type AgentSource =
@@ -168,6 +169,7 @@ class EngineHost implements Host {
       },
     };
     ctx.runs.equip = subagentEquipment(new ChildThreads(ctx));
+    ctx.runs.childEvents = childEventCollector(ctx);
     const service = createThreadService(ctx, agent);
     this.#service = { source: options, service };
     return service;
