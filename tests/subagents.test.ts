@@ -318,6 +318,7 @@ describe("waiting, inspecting, cancelling", () => {
 
 describe("exactly once", () => {
   test("a spawn replayed with the same call id returns the same child and starts no second one", async () => {
+    holdRelease = false;
     const f = await family(
       [
         // The spawn runs and creates its child; the sibling holds the batch open.
@@ -358,6 +359,44 @@ describe("exactly once", () => {
     assert.deepEqual(after.threads.map((t) => t.threadId), [children[0].threadId]);
     const child = await f.threads.view(children[0].threadId);
     assert.equal(child.turns.length, 1, "the task was admitted once");
+    await f.host.shutdown();
+  });
+});
+
+describe("exactly once, under a new call id", () => {
+  test("a spawn repeated after a cut-off call adopts its child once; a further identical spawn starts a new one", async () => {
+    holdRelease = false;
+    const f = await family(
+      [
+        {
+          toolCalls: [{ ...spawn("alpha", "task"), callId: "first" }, {
+            name: "hold",
+            arguments: {},
+          }],
+        },
+        { toolCalls: [{ ...spawn("alpha", "task"), callId: "second" }] },
+        { toolCalls: [{ ...spawn("alpha", "task"), callId: "third" }] },
+        { text: "done" },
+      ],
+      [childAgent("alpha")],
+      { tools: [holdTool] },
+    );
+    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
+    let children: { threadId: string }[] = [];
+    for (let i = 0; i < 500 && children.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      children = (await f.threads.list({ parentThreadId: f.threadId })).threads;
+    }
+    await f.threads.cancel({ threadId: f.threadId, requestKey: "c1" });
+    holdRelease = true;
+    await f.threads.retry({ threadId: f.threadId, requestKey: "r1" });
+    const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
+    const outputs = toolItem(view, "spawn_agent").map((t) => t.output);
+    assert.equal(outputs[1], `{"threadId":"${children[0].threadId}"}`, "adopted");
+    assert.notEqual(outputs[2], outputs[1], "adopted once only");
+    const all = await f.threads.list({ parentThreadId: f.threadId });
+    assert.equal(all.threads.length, 2);
+    assert.equal((await f.threads.view(children[0].threadId)).turns.length, 1);
     await f.host.shutdown();
   });
 });

@@ -67,7 +67,7 @@ function tools(view: ThreadView, name: string) {
 const options = { timeout: 60_000 };
 
 test(
-  "killed after the child started, before the spawn's result: retry finds the same child",
+  "killed after the child started, before the spawn's result: retry's spawn adopts the same child",
   options,
   async () => {
     await withDir("spawn", async ({ url }) => {
@@ -75,7 +75,8 @@ test(
       const { host, threads } = await reopen(
         url,
         [
-          { toolCalls: [SPAWN] },
+          // The retried model calls again under a new call id, as a real model would.
+          { toolCalls: [{ ...SPAWN, callId: "call-spawn-again" }] },
           (request) => ({ text: `child ${toolOutputs(request, "spawn_agent").at(-1)?.threadId}` }),
         ],
         [{ text: "late result" }],

@@ -3,18 +3,21 @@
  * keyed by the parent's call id: the first use creates the child (record,
  * child index and key claim in one commit) and admits its task as the first
  * turn; a replay, a retry of the parent's turn or a call after a crash finds
- * the same child and starts no second one.
+ * the same child and starts no second one. A call that repeats a cut-off
+ * call under a new id adopts that call's child (see adopt.ts).
  *
  * @module
  */
 import type { Agent } from "../config/agent.ts";
 import { newId } from "../identity/ids.ts";
+import { encodeValue } from "../journal/codec.ts";
 import { keys } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, commandKey, replayOf } from "../runtime/request_keys.ts";
 import type { ServiceContext } from "../runtime/service_context.ts";
 import { retryStale, StaleThreadError } from "../runtime/stale_retry.ts";
 import { send } from "../runtime/turn_commands.ts";
+import { orphanedChild } from "./adopt.ts";
 
 /** What `spawn_agent` asks for. */
 export interface SpawnRequest {
@@ -63,13 +66,26 @@ export async function spawnChild(
     const names = [...parent.agent.subagents.keys()].join(", ");
     return { error: `Unknown agent "${request.agent}". Valid agents: ${names}` };
   }
-  const refusal = await limitBreach(ctx, parent.threadId, parent.agent);
+  const orphan = await orphanedChild(ctx, parent.threadId, scope, request);
+  const refusal = orphan ? undefined : await limitBreach(ctx, parent.threadId, parent.agent);
   if (refusal) return { error: refusal };
 
   const threadId = await retryStale(async () => {
     ctx.assertOpen();
     const replay = await replayOf(ctx.journal, scope, key);
     if (replay) return replay.threadId as string;
+    if (orphan) {
+      // The new call claims the cut-off call's child: a key of its own, no new thread.
+      const claimed = await ctx.journal.store.commit({
+        checks: [{ key: keys.request(scope, parent.callId), version: null }],
+        set: [{
+          key: keys.request(scope, parent.callId),
+          value: encodeValue(claimOf(key, { threadId: orphan }, scope).value),
+        }],
+      });
+      if (!claimed.ok) throw new StaleThreadError(orphan);
+      return orphan;
+    }
     const now = new Date().toISOString();
     const record: ThreadRecord = {
       id: newId("thread"),
