@@ -7,7 +7,7 @@ import type * as Contract from "../../shared/api/public-api.d.ts";
 import { defineAgent, memoryStore, openHost, type ThreadService } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import { overHttp } from "./support/over_http.ts";
-import { childAgent, toolOutputs } from "./support/subagents.ts";
+import { childAgent, family, settleAll, toolOutputs } from "./support/subagents.ts";
 
 // Type-level: the service takes the contract's wave-2 list and cancel inputs.
 type ListTakesWave2 = Contract.ListOptionsWave2 extends
@@ -83,4 +83,35 @@ test("over HTTP: list({ parentThreadId }) and cancel({ includeDescendants })", a
   const child = await remote.view(children[0].threadId);
   assert.equal(child.turns.at(-1)?.outcome, "cancelled");
   await host.shutdown();
+});
+
+test("list() fills its pages with root threads even when children were updated more recently", async () => {
+  const f = await family(
+    [{
+      toolCalls: [1, 2, 3, 4].map((n) => ({
+        name: "spawn_agent",
+        arguments: { agent: "alpha", task: `t${n}` },
+      })),
+    }, { text: "ok" }],
+    [childAgent("alpha")],
+  );
+  const roots = [f.threadId];
+  for (const n of [1, 2]) {
+    roots.push((await f.threads.create({ requestKey: `root-${n}` })).threadId);
+  }
+  await f.threads.send({ threadId: f.threadId, requestKey: "s", input: { text: "go" } });
+  await settleAll(f);
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await f.threads.list({ limit: 2, cursor });
+    assert.ok(
+      page.threads.length === 2 || page.cursor === undefined,
+      "only the last page is short",
+    );
+    seen.push(...page.threads.map((t) => t.threadId));
+    cursor = page.cursor;
+  } while (cursor);
+  assert.deepEqual(seen.sort(), roots.sort());
+  await f.host.shutdown();
 });

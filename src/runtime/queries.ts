@@ -6,15 +6,15 @@
  */
 import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
-import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Usage } from "../provider/gateway.ts";
 import { roughTokenCount } from "../provider/rough_token_count.ts";
 import type { ServiceContext } from "./service_context.ts";
+import { listChildren } from "../subagents/child_list.ts";
+import { summarize } from "./thread_summary.ts";
 import type {
   Artifact,
   ContextFigures,
   ThreadItem,
-  ThreadStatus,
   ThreadSummary,
   ThreadView,
 } from "../projection/view_types.ts";
@@ -56,61 +56,24 @@ export async function list(
   if (options.parentThreadId !== undefined) {
     return await listChildren(ctx, options.parentThreadId, limit, options.cursor);
   }
-  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
-  const page = rows.slice(0, limit);
-  const records = await ctx.journal.threads(page.map((row) => row.threadId));
+  let after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const threads: ThreadSummary[] = [];
-  for (const record of records) {
-    if (!record || record.deleted || record.parentThreadId) continue;
-    threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
+  let lastKey: ReturnType<typeof keys.updated> | undefined;
+  // The index holds child threads too: read on until the page is full of roots.
+  for (;;) {
+    const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
+    const records = await ctx.journal.threads(rows.map((row) => row.threadId));
+    for (const [at, record] of records.entries()) {
+      if (!record || record.deleted || record.parentThreadId) continue;
+      if (threads.length === limit) {
+        return { threads, cursor: `${lastKey![1]}~${lastKey![2]}` };
+      }
+      threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
+      lastKey = rows[at].key;
+    }
+    if (rows.length <= limit) return { threads };
+    after = rows[rows.length - 1].key;
   }
-  const result: { threads: ThreadSummary[]; cursor?: string } = { threads };
-  if (rows.length > limit) {
-    const last = page[page.length - 1].key;
-    result.cursor = `${last[1]}~${last[2]}`;
-  }
-  return result;
-}
-
-/** The children of one thread, a page at a time; the cursor is the last child's id. */
-async function listChildren(
-  ctx: ServiceContext,
-  parentThreadId: string,
-  limit: number,
-  cursor: string | undefined,
-): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
-  if (typeof parentThreadId !== "string" || (await ctx.journal.thread(parentThreadId)) === null) {
-    throw new FloretError("thread_not_found", `Thread not found: ${String(parentThreadId)}`);
-  }
-  const ids = await ctx.journal.indexed(keys.childrenOf(parentThreadId));
-  const records = (await ctx.journal.threads(ids)).filter(
-    (record): record is ThreadRecord => record !== null && !record.deleted,
-  );
-  // Most recently updated first, ties by id, so a cursor names one place in the order.
-  const order = (record: ThreadRecord): string => `${record.updatedAt}~${record.id}`;
-  records.sort((a, b) => (order(a) < order(b) ? 1 : order(a) > order(b) ? -1 : 0));
-  const start = cursor === undefined ? 0 : records.findIndex((record) => order(record) < cursor);
-  const rest = start < 0 ? [] : records.slice(start);
-  const page = rest.slice(0, limit);
-  const threads = page.map((record) =>
-    summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status)
-  );
-  const result: { threads: ThreadSummary[]; cursor?: string } = { threads };
-  if (rest.length > limit) result.cursor = order(page[page.length - 1]);
-  return result;
-}
-
-function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSummary {
-  const summary: ThreadSummary = {
-    threadId: record.id,
-    status,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-  if (record.title !== undefined) summary.title = record.title;
-  if (record.parentThreadId) summary.parentThreadId = record.parentThreadId;
-  return summary;
 }
 
 function decodeCursor(cursor: string): ReturnType<typeof keys.updated> {
