@@ -26,17 +26,29 @@ export type CollectChildEvents = (
  * @returns a function the run host calls before each provider request
  */
 export function childEventCollector(ctx: ServiceContext): CollectChildEvents {
+  // Children whose record has not changed since they last had nothing new to
+  // tell are skipped: every fact (a turn's end, a new interaction) rewrites
+  // the child's record. Keyed by parent and child; memory only.
+  const quiet = new Map<string, string>();
   return async (parentThreadId, admitted) => {
     const childIds = await ctx.journal.indexed(keys.childrenOf(parentThreadId));
+    const records = await ctx.journal.threads(childIds);
     const found: { at: string; event: ChildEvent }[] = [];
-    for (const childId of childIds) {
+    for (const record of records) {
+      if (!record || record.deleted) continue; // deleted meanwhile: nothing to tell
+      const memo = `${parentThreadId}/${record.id}`;
+      const signature = `${record.updatedAt}|${record.status}|${record.lastTurn?.turnId}`;
+      if (quiet.get(memo) === signature) continue;
       let view: ThreadView;
       try {
-        view = (await ctx.actors.fresh(childId)).snapshot();
+        view = (await ctx.actors.fresh(record.id)).snapshot();
       } catch {
-        continue; // deleted meanwhile: nothing to tell
+        continue;
       }
-      for (const fact of factsOf(view)) if (!admitted.has(fact.event.key)) found.push(fact);
+      const fresh = factsOf(view).filter((fact) => !admitted.has(fact.event.key));
+      if (fresh.length === 0) quiet.set(memo, signature);
+      else quiet.delete(memo);
+      found.push(...fresh);
     }
     // Oldest first; facts of one instant keep a stable order by key.
     found.sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : a.event.key < b.event.key ? -1 : 1);
