@@ -115,3 +115,48 @@ test("list() fills its pages with root threads even when children were updated m
   assert.deepEqual(seen.sort(), roots.sort());
   await f.host.shutdown();
 });
+
+test("defineAgent refuses tools that take the built-in sub-agent names, and bad limits", async () => {
+  const { defineTool, FloretError } = await import("@floret/engine");
+  const { z } = await import("zod");
+  const named = (name: string) =>
+    defineTool({ name, description: "x", input: z.object({}), execute: () => "x" });
+  const gateway = scriptedGateway([]);
+  const worker = defineAgent({ id: "w", systemPrompt: "", gateway });
+  const invalid = (error: unknown) =>
+    error instanceof FloretError && error.code === "invalid_input";
+  assert.throws(
+    () =>
+      defineAgent({
+        id: "l",
+        systemPrompt: "",
+        gateway,
+        subagents: [worker],
+        tools: [named("spawn_agent")],
+      }),
+    invalid,
+  );
+  const reporting = defineAgent({
+    id: "r",
+    systemPrompt: "",
+    gateway,
+    tools: [named("report_to_parent")],
+  });
+  assert.throws(
+    () => defineAgent({ id: "l", systemPrompt: "", gateway, subagents: [reporting] }),
+    invalid,
+  );
+  assert.throws(
+    () =>
+      defineAgent({
+        id: "l",
+        systemPrompt: "",
+        gateway,
+        subagents: [worker],
+        subagentLimits: { maxDepth: 0 },
+      }),
+    invalid,
+  );
+  // Without subagents the names are free.
+  defineAgent({ id: "l", systemPrompt: "", gateway, tools: [named("spawn_agent")] });
+});

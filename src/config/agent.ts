@@ -87,6 +87,16 @@ export interface Agent {
   readonly subagentLimits: Required<SubagentLimits>;
 }
 
+/** The built-in tools of an agent with `subagents`; its own tools may not take these names. */
+export const PARENT_TOOL_NAMES: readonly string[] = Object.freeze([
+  "spawn_agent",
+  "wait_agents",
+  "inspect_agent",
+  "cancel_agent",
+]);
+/** The built-in tool of a child thread; a subagent's own tools may not take this name. */
+export const REPORT_TOOL_NAME = "report_to_parent";
+
 /** Default bounds on child threads. */
 export const DEFAULT_SUBAGENT_LIMITS: Required<SubagentLimits> = Object.freeze({
   maxDepth: 3,
@@ -144,7 +154,20 @@ export function defineAgent(config: AgentConfig): Agent {
     if (subagents.has(child.id)) {
       throw new FloretError("invalid_input", `Duplicate subagent id: ${child.id}`);
     }
+    if (child.tools.has(REPORT_TOOL_NAME)) {
+      throw new FloretError(
+        "invalid_input",
+        `Subagent ${child.id} has a tool named ${REPORT_TOOL_NAME}, which children get built in`,
+      );
+    }
     subagents.set(child.id, child);
+  }
+  const clash = subagents.size > 0 ? PARENT_TOOL_NAMES.find((name) => tools.has(name)) : undefined;
+  if (clash) {
+    throw new FloretError(
+      "invalid_input",
+      `Tool name ${clash} is built in for agents with subagents`,
+    );
   }
   const subagentLimits = { ...DEFAULT_SUBAGENT_LIMITS, ...config.subagentLimits };
   for (const [name, value] of Object.entries(subagentLimits)) {

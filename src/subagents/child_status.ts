@@ -5,11 +5,12 @@
  *
  * @module
  */
+import { REPORT_TOOL_NAME } from "../config/agent.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { boundUtf8, MAX_PREVIEW_BYTES, MAX_REPORT_BYTES } from "./bounds.ts";
 
 /** The tool a child calls to hand its report to the parent. */
-export const REPORT_TOOL = "report_to_parent";
+export const REPORT_TOOL: string = REPORT_TOOL_NAME;
 
 /** A child's status as the parent's tools show it. */
 export type ChildStatus =

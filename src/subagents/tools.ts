@@ -18,15 +18,6 @@ import { REPORT_TOOL } from "./child_status.ts";
 import { type ChildThreads, DEFAULT_WAIT_MS, MAX_WAIT_MS } from "./children.ts";
 import { MAX_REPORT_BYTES } from "./bounds.ts";
 
-/** Names the built-in sub-agent tools take (host tools may not reuse them). */
-export const SUBAGENT_TOOL_NAMES: readonly string[] = [
-  "spawn_agent",
-  "wait_agents",
-  "inspect_agent",
-  "cancel_agent",
-  REPORT_TOOL,
-];
-
 /**
  * The parent-side tools for `agent`, bound to the service's children capability.
  *
