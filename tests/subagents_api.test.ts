@@ -160,3 +160,25 @@ test("defineAgent refuses tools that take the built-in sub-agent names, and bad 
   // Without subagents the names are free.
   defineAgent({ id: "l", systemPrompt: "", gateway, tools: [named("spawn_agent")] });
 });
+
+test("over HTTP, listing a thread's children asks authorize about that thread", async () => {
+  const { threadApi, threadClient } = await import("@floret/engine/http");
+  const host = await openHost({ store: memoryStore() });
+  const threads = host.threads({
+    agent: defineAgent({ id: "a", systemPrompt: "", gateway: scriptedGateway([]) }),
+  });
+  const { threadId } = await threads.create({ requestKey: "c" });
+  const asked: (string | undefined)[] = [];
+  const app = threadApi(threads, {
+    authorize: ({ action, threadId }) => {
+      if (action === "list") asked.push(threadId);
+      return threadId !== "thread_forbidden";
+    },
+  });
+  const client = threadClient({ baseUrl: "http://127.0.0.1", fetch: (r) => app.fetch(r) });
+  await client.list();
+  await client.list({ parentThreadId: threadId });
+  await assert.rejects(client.list({ parentThreadId: "thread_forbidden" }));
+  assert.deepEqual(asked, [undefined, threadId, "thread_forbidden"]);
+  await host.shutdown();
+});

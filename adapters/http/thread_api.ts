@@ -17,7 +17,7 @@ export interface AuthorizeCheck {
   /** The incoming request; read its headers, not its body (the route reads that). */
   request: Request;
   action: HttpAction;
-  /** Absent for `create` and `list`. */
+  /** Absent for `create` and `list` (a list of children, `?parentThreadId=`, names its parent). */
   threadId?: string;
 }
 
@@ -96,7 +96,12 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
 /** Runs `authorize` for one route; only `true` goes on to the handler. */
 function guard(route: ApiRoute, authorize: ThreadApiOptions["authorize"]): MiddlewareHandler {
   return async (c, next) => {
-    const threadId = route.path.includes(":threadId") ? c.req.param("threadId") : undefined;
+    // Listing a thread's children is a question about that thread.
+    const threadId = route.path.includes(":threadId")
+      ? c.req.param("threadId")
+      : route.action === "list"
+      ? c.req.query("parentThreadId")
+      : undefined;
     let allowed: boolean;
     try {
       allowed = await authorize({ request: c.req.raw, action: route.action, threadId });
