@@ -103,3 +103,60 @@ test("a child waiting for approval reads `waiting`; respond on the child lets it
   assert.match(later[1], /\] completed\nReport:\nDeployed it\.$/);
   await f.host.shutdown();
 });
+
+test(
+  "a child asking a question reads `waiting`; the parent learns it needs input; answers go to the child",
+  {
+    skip: approvals ? false : "needs ask_user (the interactions branch)",
+  },
+  async () => {
+    const seen: ProviderRequest[] = [];
+    const child = defineAgent({
+      id: "asker",
+      systemPrompt: "Ask.",
+      gateway: scriptedGateway([
+        {
+          toolCalls: [{
+            name: "ask_user",
+            arguments: { questions: [{ id: "colour", prompt: "Which colour?" }] },
+          }],
+        },
+        { text: "Painted it blue." },
+      ]),
+    });
+    const f = await family(
+      [
+        { toolCalls: [{ name: "spawn_agent", arguments: { agent: "asker", task: "paint" } }] },
+        waitForSpawned,
+        (request) => {
+          seen.push(request);
+          return { text: "It asks something." };
+        },
+      ],
+      [child],
+      { parentEvents: true },
+    );
+    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
+    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
+    const [waited] = toolOutputs(seen[0], "wait_agents") as {
+      agents: { threadId: string; status: string }[];
+    }[];
+    assert.equal(waited.agents[0].status, "waiting");
+    const facts = seen[0].messages.flatMap((m) =>
+      m.role === "user" && m.text.startsWith("[sub-agent") ? [m.text] : []
+    );
+    assert.deepEqual(facts, [
+      `[sub-agent ${waited.agents[0].threadId}] needs_input: it waits for answers: Which colour?`,
+    ]);
+    const childView = await f.threads.view(waited.agents[0].threadId);
+    await f.threads.respond({
+      threadId: childView.threadId,
+      requestKey: "answer",
+      interactionId: childView.pending[0].id,
+      answers: [{ questionId: "colour", value: "blue" }],
+    });
+    const done = await f.threads.waitForIdle(childView.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.items.at(-1)?.text, "Painted it blue.");
+    await f.host.shutdown();
+  },
+);
