@@ -13,6 +13,9 @@ import type { ServiceContext } from "../runtime/service_context.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { childReport } from "./child_status.ts";
 
+/** Children remembered as having nothing new, per service, before the memo starts again. */
+const MAX_QUIET = 10_000;
+
 /** Finds the child facts a parent has not admitted yet. */
 export type CollectChildEvents = (
   parentThreadId: string,
@@ -46,6 +49,8 @@ export function childEventCollector(ctx: ServiceContext): CollectChildEvents {
         continue;
       }
       const fresh = factsOf(view).filter((fact) => !admitted.has(fact.event.key));
+      // A bound on memory only: forgetting means reading a child's view once more.
+      if (quiet.size >= MAX_QUIET) quiet.clear();
       if (fresh.length === 0) quiet.set(memo, signature);
       else quiet.delete(memo);
       found.push(...fresh);

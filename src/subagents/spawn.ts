@@ -105,6 +105,15 @@ export async function spawnChild(
       set: [{ key: keys.child(parent.threadId, record.id), value: { agentId: child.id } }],
     });
     if (version === null) throw new StaleThreadError(record.id);
+    if (ctx.runs.observing) {
+      ctx.runs.observe({
+        type: "subagent.spawned",
+        threadId: parent.threadId,
+        childThreadId: record.id,
+        agentId: child.id,
+        at: now,
+      });
+    }
     return record.id;
   });
   return await startTask(ctx, threadId, request.task);
