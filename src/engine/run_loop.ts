@@ -44,6 +44,11 @@ export interface RunHost {
   commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean>;
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean>;
   batchStarted(batch: Promise<unknown>): void;
+  /**
+   * Admits child facts not yet on the thread's path (agents with
+   * `parentEvents`), before a provider request; `false` once the run lost the thread.
+   */
+  admitChildEvents?(): Promise<boolean>;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
   observe(type: string, detail: Record<string, unknown>): void;
@@ -111,6 +116,7 @@ async function loop(
       return;
     }
     const stepNo = step++;
+    if (agent.parentEvents && host.admitChildEvents && !await host.admitChildEvents()) return;
     const request = await buildRequest(agent, host.history, ids.turnId, ids.threadId);
     host.progress("model", stepNo, 1);
     let output: StepOutput;

@@ -125,13 +125,31 @@ export interface TurnEndedEntry extends EntryBase {
   failure?: TurnFailure;
 }
 
+/** A fact about a child thread, as admitted to its parent (`parentEvents`). */
+export interface ChildEvent {
+  /** Identifies the fact, so it is admitted once: child, turn or interaction, and kind. */
+  key: string;
+  childThreadId: string;
+  fact: "completed" | "failed" | "cancelled" | "needs_input" | "needs_approval";
+  /** The user-role message the parent's model reads. */
+  text: string;
+}
+
+/** Child facts admitted to a parent at a provider boundary of its running turn. */
+export interface ChildEventsEntry extends EntryBase {
+  kind: "child_events";
+  runId: string;
+  events: ChildEvent[];
+}
+
 /** Every journal entry. */
 export type Entry =
   | TurnStartedEntry
   | StepEntry
   | ToolDispatchedEntry
   | ToolResultsEntry
-  | TurnEndedEntry;
+  | TurnEndedEntry
+  | ChildEventsEntry;
 
 /** An entry before the journal assigns `seq` and `at`. */
 export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
@@ -144,4 +162,5 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "tool_dispatched",
   "tool_results",
   "turn_ended",
+  "child_events",
 ]);

@@ -40,13 +40,19 @@ interface Exchange {
 }
 
 /** What readers of the provider history need: the messages of a turn's next request. */
-export type HistoryReader = Pick<HistoryModel, "messages">;
+export type HistoryReader = Pick<HistoryModel, "messages" | "admittedChildEvents">;
 
 /** The provider-facing projection of a thread's path. */
 export class HistoryModel {
   readonly #exchanges: Exchange[] = [];
   readonly #supplemental = new Map<string, SupplementalContext[]>();
   #current: Exchange | undefined;
+  readonly #childEvents = new Set<string>();
+
+  /** Keys of the child facts already admitted on this path (see `parentEvents`). */
+  get admittedChildEvents(): ReadonlySet<string> {
+    return this.#childEvents;
+  }
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
@@ -64,6 +70,12 @@ export class HistoryModel {
             output: result.output,
             ...(result.status === "completed" ? {} : { isError: true }),
           });
+        }
+        return;
+      case "child_events":
+        for (const event of entry.events) {
+          this.#childEvents.add(event.key);
+          this.#push(entry.turnId, { role: "user", text: event.text });
         }
         return;
       case "tool_dispatched":

@@ -51,6 +51,8 @@ export class OpenCalls {
       case "tool_results":
         for (const result of entry.results) this.#calls.delete(result.callId);
         return;
+      case "child_events":
+        return;
       default: {
         const never: never = entry;
         throw new Error(`Unhandled entry ${(never as Entry).kind}`);

@@ -68,6 +68,8 @@ export class ViewModel {
         return this.#toolResults(entry);
       case "turn_ended":
         return this.#turnEnded(entry);
+      case "child_events":
+        return; // provider messages only, never view items
       default: {
         const never: never = entry;
         throw new Error(`Unhandled entry ${(never as Entry).kind}`);

@@ -37,7 +37,8 @@ async function driveRun(
   host.observe("turn.started", {});
   let failed = false;
   try {
-    await runTurn(run.agent, host, {
+    const agent = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
+    await runTurn(agent, host, {
       threadId: actor.threadId,
       turnId: run.turnId,
       runId: run.runId,
