@@ -11,6 +11,7 @@
 import { decodeValue } from "../journal/codec.ts";
 import type { RequestRecord } from "../journal/journal.ts";
 import { keys } from "../journal/keys.ts";
+import { requestRecordShape } from "../journal/stored_shapes.ts";
 import type { ServiceContext } from "../runtime/service_context.ts";
 import type { SpawnRequest } from "./spawn.ts";
 
@@ -41,7 +42,8 @@ export async function orphanedChild(
   const claims = new Map<string, string[]>();
   const rows = await ctx.journal.store.list({ prefix: keys.request(scope, "").slice(0, 2) });
   for (const row of rows) {
-    const threadId = decodeValue<RequestRecord>(row.value).result.threadId;
+    const threadId =
+      decodeValue<RequestRecord>(row.value, requestRecordShape, "request record").result.threadId;
     if (typeof threadId !== "string") continue;
     claims.set(threadId, [...(claims.get(threadId) ?? []), row.key[2] as string]);
   }
