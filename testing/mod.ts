@@ -5,7 +5,7 @@
  * @module
  */
 export { scriptedGateway } from "../src/testing/scripted_gateway.ts";
-export type { ScriptedGateway, ScriptStep } from "../src/testing/scripted_gateway.ts";
+export type { DynamicStep, ScriptedGateway, ScriptStep } from "../src/testing/scripted_gateway.ts";
 export { kvConformance } from "./kv_conformance.ts";
 export type { KvConformanceOptions } from "./kv_conformance.ts";
 export { conformanceRequest, gatewayConformance } from "./gateway_conformance.ts";

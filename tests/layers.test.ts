@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["journal"],
   ["projection"],
   ["engine", "testing"],
-  ["runtime"],
+  ["runtime", "subagents"],
 ];
 
 /** The layer index of a path relative to `src/`, or `undefined` for an unlisted place. */

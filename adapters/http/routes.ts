@@ -55,7 +55,11 @@ export interface ApiRoute {
 const empty = z.strictObject({});
 const optionalString = z.string().optional();
 
-const listQuery = z.object({ limit: queryNumber.optional(), cursor: optionalString });
+const listQuery = z.object({
+  limit: queryNumber.optional(),
+  cursor: optionalString,
+  parentThreadId: optionalString,
+});
 const historyQuery = z.object({ limit: queryNumber.optional(), before: optionalString });
 const idleQuery = z.object({ timeoutMs: queryNumber.optional() });
 
@@ -167,7 +171,10 @@ export const ROUTES: readonly ApiRoute[] = [
     "cancel",
     "POST",
     "/threads/:threadId/cancel",
-    z.strictObject({ mode: z.enum(["immediate", "graceful"]).optional() }),
+    z.strictObject({
+      mode: z.enum(["immediate", "graceful"]).optional(),
+      includeDescendants: z.boolean().optional(),
+    }),
     async ({ service, param }, requestKey, body) =>
       json(200, await service.cancel({ threadId: param("threadId"), requestKey, ...body })),
   ),

@@ -17,7 +17,7 @@ export interface AuthorizeCheck {
   /** The incoming request; read its headers, not its body (the route reads that). */
   request: Request;
   action: HttpAction;
-  /** Absent for `create` and `list`. */
+  /** Absent for `create` and `list` (a list of children, `?parentThreadId=`, names its parent). */
   threadId?: string;
 }
 
@@ -83,9 +83,15 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
     // directly, where a guard middleware in front of it costs a compose chain
     // per request.
     const needsThreadId = route.path.includes(":threadId");
+    const isList = route.action === "list";
     routes.on(route.method, route.path, async (c) => {
       const request = c.req.raw;
-      const threadId = needsThreadId ? c.req.param("threadId") : undefined;
+      // Listing a thread's children is a question about that thread.
+      const threadId = needsThreadId
+        ? c.req.param("threadId")
+        : isList
+        ? c.req.query("parentThreadId")
+        : undefined;
       let allowed: boolean;
       try {
         allowed = await authorize({ request, action: route.action, threadId });

@@ -89,12 +89,12 @@ export function threadClient(options: ThreadClientOptions): ThreadService {
       });
     },
     cancel: async (raw) => {
-      const { threadId, requestKey, mode } = input(raw);
+      const { threadId, requestKey, mode, includeDescendants } = input(raw);
       return await callJson({
         method: "POST",
         path: await thread(threadId, "/cancel"),
         requestKey,
-        body: { mode },
+        body: { mode, includeDescendants },
       });
     },
     retry: async (raw) => {
@@ -134,7 +134,7 @@ export function threadClient(options: ThreadClientOptions): ThreadService {
       await callJson<{ threads: ThreadSummary[]; cursor?: string }>({
         method: "GET",
         path: "/threads",
-        query: queryOf(options, ["limit", "cursor"]),
+        query: queryOf(options, ["limit", "cursor", "parentThreadId"]),
       }),
     history: async (threadId, options) =>
       await callJson<{ items: ThreadItem[]; before?: string; hasMore: boolean }>({

@@ -47,6 +47,20 @@ export interface AgentConfig {
   timeouts?: ProviderTimeouts;
   /** The built-in `ask_user` tool. Not yet available in this release; `true` is refused. */
   askUser?: boolean;
+  /** Agents this one may start as child threads (gives the model `spawn_agent` and its siblings). */
+  subagents?: Agent[];
+  /** Admit child facts (completed, failed, cancelled, needs input/approval) at the next provider request. */
+  parentEvents?: boolean;
+  /** Bounds on child threads (defaults: depth 3, 8 live children per parent). */
+  subagentLimits?: SubagentLimits;
+}
+
+/** Bounds on child threads; each breach is a tool error the model sees. */
+export interface SubagentLimits {
+  /** How deep children may nest below a root thread (a root's child is depth 1). Default 3. */
+  maxDepth?: number;
+  /** Children of one parent that may be running or waiting at once. Default 8. */
+  maxLiveChildren?: number;
 }
 
 /** A validated agent, ready for `host.threads()`. */
@@ -67,7 +81,29 @@ export interface Agent {
   readonly maxSteps: number;
   /** Provider recovery and timeouts with every default filled in. */
   readonly retry: ResolvedRetryPolicy;
+  /** Agents this one may start as child threads, by id. */
+  readonly subagents: ReadonlyMap<string, Agent>;
+  /** Whether child facts are admitted to this agent's threads. */
+  readonly parentEvents: boolean;
+  /** Bounds on child threads, defaults filled in. */
+  readonly subagentLimits: Required<SubagentLimits>;
 }
+
+/** The built-in tools of an agent with `subagents`; its own tools may not take these names. */
+export const PARENT_TOOL_NAMES: readonly string[] = Object.freeze([
+  "spawn_agent",
+  "wait_agents",
+  "inspect_agent",
+  "cancel_agent",
+]);
+/** The built-in tool of a child thread; a subagent's own tools may not take this name. */
+export const REPORT_TOOL_NAME = "report_to_parent";
+
+/** Default bounds on child threads. */
+export const DEFAULT_SUBAGENT_LIMITS: Required<SubagentLimits> = Object.freeze({
+  maxDepth: 3,
+  maxLiveChildren: 8,
+});
 
 /** The default step limit per turn. */
 export const DEFAULT_MAX_STEPS = 200;
@@ -104,6 +140,36 @@ export function defineAgent(config: AgentConfig): Agent {
     if (tools.has(name)) throw new FloretError("invalid_input", `Duplicate tool name: ${name}`);
     tools.set(name, definition);
   }
+  const subagents = new Map<string, Agent>();
+  for (const child of config.subagents ?? []) {
+    if (!isAgent(child)) {
+      throw new FloretError("invalid_input", "Agent subagents must be agents made by defineAgent");
+    }
+    if (subagents.has(child.id)) {
+      throw new FloretError("invalid_input", `Duplicate subagent id: ${child.id}`);
+    }
+    if (child.tools.has(REPORT_TOOL_NAME)) {
+      throw new FloretError(
+        "invalid_input",
+        `Subagent ${child.id} has a tool named ${REPORT_TOOL_NAME}, which children get built in`,
+      );
+    }
+    subagents.set(child.id, child);
+  }
+  const clash = subagents.size > 0 ? PARENT_TOOL_NAMES.find((name) => tools.has(name)) : undefined;
+  if (clash) {
+    throw new FloretError(
+      "invalid_input",
+      `Tool name ${clash} is built in for agents with subagents`,
+    );
+  }
+  // Types and ranges of subagentLimits and parentEvents were checked by the schema.
+  // Field by field: an explicit `undefined` keeps the default.
+  const subagentLimits = {
+    maxDepth: config.subagentLimits?.maxDepth ?? DEFAULT_SUBAGENT_LIMITS.maxDepth,
+    maxLiveChildren: config.subagentLimits?.maxLiveChildren ??
+      DEFAULT_SUBAGENT_LIMITS.maxLiveChildren,
+  };
   const agent: Agent = {
     id: config.id,
     name: config.name,
@@ -113,6 +179,9 @@ export function defineAgent(config: AgentConfig): Agent {
     context: { ...config.context },
     maxSteps,
     retry: resolveRetryPolicy(config.providerRetry, config.timeouts),
+    subagents,
+    parentEvents: config.parentEvents ?? false,
+    subagentLimits,
   };
   made.add(agent);
   return agent;

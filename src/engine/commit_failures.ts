@@ -38,7 +38,8 @@ export class CommitFailures {
         throw marker;
       });
     };
-    return {
+    const admitChildEvents = host.admitChildEvents?.bind(host);
+    const wrapped: RunHost = {
       get history(): HistoryReader {
         return host.history;
       },
@@ -67,6 +68,9 @@ export class CommitFailures {
       observe: (type, detail) => host.observe(type, detail),
       newId: (prefix) => host.newId(prefix),
     };
+    // Optional, so present only when the host has it (sub-agent facts commit too).
+    if (admitChildEvents) wrapped.admitChildEvents = () => mark(admitChildEvents);
+    return wrapped;
   }
 
   /**

@@ -56,6 +56,11 @@ export interface RunHost {
   commitCompaction(entry: NewCompaction): Promise<boolean>;
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean>;
   batchStarted(batch: Promise<unknown>): void;
+  /**
+   * Admits child facts not yet on the thread's path (agents with
+   * `parentEvents`), before a provider request; `false` once the run lost the thread.
+   */
+  admitChildEvents?(): Promise<boolean>;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
   observe(type: string, detail: Record<string, unknown>): void;
@@ -142,6 +147,7 @@ async function loop(
       return;
     }
     const stepNo = step++;
+    if (agent.parentEvents && host.admitChildEvents && !await host.admitChildEvents()) return;
     const prepared = await context.prepare(overflowed);
     if (!prepared) return;
     const { request } = prepared;

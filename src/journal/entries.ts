@@ -156,6 +156,23 @@ export interface CompactionEntry extends EntryBase {
   reason?: string;
 }
 
+/** A fact about a child thread, as admitted to its parent (`parentEvents`). */
+export interface ChildEvent {
+  /** Identifies the fact, so it is admitted once: child, turn or interaction, and kind. */
+  key: string;
+  childThreadId: string;
+  fact: "completed" | "failed" | "cancelled" | "needs_input" | "needs_approval";
+  /** The user-role message the parent's model reads. */
+  text: string;
+}
+
+/** Child facts admitted to a parent at a provider boundary of its running turn. */
+export interface ChildEventsEntry extends EntryBase {
+  kind: "child_events";
+  runId: string;
+  events: ChildEvent[];
+}
+
 /** Every journal entry. */
 export type Entry =
   | TurnStartedEntry
@@ -163,7 +180,8 @@ export type Entry =
   | ToolDispatchedEntry
   | ToolResultsEntry
   | TurnEndedEntry
-  | CompactionEntry;
+  | CompactionEntry
+  | ChildEventsEntry;
 
 /** An entry before the journal assigns `seq` and `at`. */
 export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
@@ -177,4 +195,5 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "tool_results",
   "turn_ended",
   "compaction",
+  "child_events",
 ]);

@@ -25,6 +25,7 @@ export const threadRecordShape: z.ZodType = z.looseObject({
   createdAt: str,
   updatedAt: str,
   parentThreadId: str.optional(),
+  agentId: str.optional(),
   base: z.looseObject({ threadId: str, seq: num }).optional(),
   forkedFrom: z.looseObject({ threadId: str, itemId: str.optional() }).optional(),
   seq: num,
@@ -144,6 +145,19 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       keptInputs: z.array(str).optional(),
       usage: z.record(z.string(), num).optional(),
       reason: str.optional(),
+    }),
+  ],
+  [
+    "child_events",
+    z.looseObject({
+      ...base,
+      runId: str,
+      events: z.array(z.looseObject({
+        key: str,
+        childThreadId: str,
+        fact: z.enum(["completed", "failed", "cancelled", "needs_input", "needs_approval"]),
+        text: str,
+      })),
     }),
   ],
 ]);

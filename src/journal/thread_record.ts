@@ -24,6 +24,8 @@ export interface ThreadRecord {
   createdAt: string;
   updatedAt: string;
   parentThreadId?: string;
+  /** A child thread's agent: the id of the parent agent's `subagents` entry named at spawn. */
+  agentId?: string;
   /** The source path this thread continues (forks): its entries up to `seq` come first. */
   base?: { threadId: string; seq: number };
   /** Where the fork was cut, for people. */

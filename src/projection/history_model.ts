@@ -65,7 +65,7 @@ interface Exchange {
 /** What readers of the provider history need: the messages of a turn's next request. */
 export type HistoryReader = Pick<
   HistoryModel,
-  "messages" | "confirmed" | "currentInput" | "compactionFailures"
+  "messages" | "confirmed" | "currentInput" | "compactionFailures" | "admittedChildEvents"
 >;
 
 /** The provider-facing projection of a thread's path. */
@@ -75,6 +75,12 @@ export class HistoryModel {
   #checkpoint: Checkpoint | undefined;
   #confirmed: ConfirmedUsage | undefined;
   #failedInARow = 0;
+  readonly #childEvents = new Set<string>();
+
+  /** Keys of the child facts already admitted on this path (see `parentEvents`). */
+  get admittedChildEvents(): ReadonlySet<string> {
+    return this.#childEvents;
+  }
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
@@ -96,6 +102,12 @@ export class HistoryModel {
         return;
       case "compaction":
         return this.#compaction(entry);
+      case "child_events":
+        for (const event of entry.events) {
+          this.#childEvents.add(event.key);
+          this.#push(entry.turnId, entry.seq, { role: "user", text: event.text });
+        }
+        return;
       case "tool_dispatched":
       case "turn_ended":
         return;

@@ -52,6 +52,7 @@ export class OpenCalls {
         for (const result of entry.results) this.#calls.delete(result.callId);
         return;
       case "compaction":
+      case "child_events":
         return;
       default: {
         const never: never = entry;

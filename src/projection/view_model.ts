@@ -70,6 +70,8 @@ export class ViewModel {
         return this.#turnEnded(entry);
       case "compaction":
         return; // context bookkeeping: no view item (see ContextModel)
+      case "child_events":
+        return; // provider messages only, never view items
       default: {
         const never: never = entry;
         throw new Error(`Unhandled entry ${(never as Entry).kind}`);

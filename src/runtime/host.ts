@@ -19,6 +19,10 @@ import type { ServiceContext } from "./service_context.ts";
 import { LeaseKeeper } from "./lease_keeper.ts";
 import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
 import { createThreadService, type ThreadService } from "./thread_service.ts";
+import { ChildThreads } from "../subagents/children.ts";
+import { childAwareResolver } from "../subagents/agent_resolution.ts";
+import { subagentEquipment } from "../subagents/equip.ts";
+import { childEventCollector } from "../subagents/parent_events.ts";
 
 /** Where a turn's agent comes from. */
 export type AgentSource =
@@ -143,7 +147,7 @@ class EngineHost implements Host {
       }
       return this.#service.service;
     }
-    const resolveAgent = async (threadId: string, turnId: string): Promise<Agent> => {
+    const resolveRoot = async (threadId: string, turnId: string): Promise<Agent> => {
       if (agent) return agent;
       let made: unknown;
       try {
@@ -166,7 +170,7 @@ class EngineHost implements Host {
       runs: {
         observe: this.#observe,
         observing: this.#observing,
-        resolveAgent,
+        resolveAgent: childAwareResolver(this.#journal, resolveRoot),
         onRunStart: () => this.#leases.runStarted(),
         onRunEnd: () => {
           this.#actors.trim();
@@ -178,6 +182,8 @@ class EngineHost implements Host {
         if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
       },
     };
+    ctx.runs.equip = subagentEquipment(new ChildThreads(ctx));
+    ctx.runs.childEvents = childEventCollector(ctx);
     const service = createThreadService(ctx, agent);
     this.#service = { source: options, service };
     return service;

@@ -7,15 +7,15 @@
 import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
 import { artifactShape } from "../journal/stored_shapes.ts";
-import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Agent } from "../config/agent.ts";
 import { contextFigures } from "./context_figures.ts";
 import type { ServiceContext } from "./service_context.ts";
+import { listChildren } from "../subagents/child_list.ts";
+import { summarize } from "./thread_summary.ts";
 import type {
   Artifact,
   ContextFigures,
   ThreadItem,
-  ThreadStatus,
   ThreadSummary,
   ThreadView,
 } from "../projection/view_types.ts";
@@ -45,39 +45,36 @@ export async function history(
   return result;
 }
 
-/** Threads, most recently updated first. The cursor is opaque. */
+/**
+ * Root threads (or, with `parentThreadId`, that thread's children), most
+ * recently updated first. The cursor is opaque.
+ */
 export async function list(
   ctx: ServiceContext,
-  options: { limit?: number; cursor?: string } = {},
+  options: { limit?: number; cursor?: string; parentThreadId?: string } = {},
 ): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
   const limit = pageLimit(options.limit, 50, 500);
-  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
-  const page = rows.slice(0, limit);
-  const records = await ctx.journal.threads(page.map((row) => row.threadId));
+  if (options.parentThreadId !== undefined) {
+    return await listChildren(ctx, options.parentThreadId, limit, options.cursor);
+  }
+  let after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const threads: ThreadSummary[] = [];
-  for (const record of records) {
-    if (!record || record.deleted) continue;
-    threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
+  let lastKey: ReturnType<typeof keys.updated> | undefined;
+  // The index holds child threads too: read on until the page is full of roots.
+  for (;;) {
+    const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
+    const records = await ctx.journal.threads(rows.map((row) => row.threadId));
+    for (const [at, record] of records.entries()) {
+      if (!record || record.deleted || record.parentThreadId) continue;
+      if (threads.length === limit) {
+        return { threads, cursor: `${lastKey![1]}~${lastKey![2]}` };
+      }
+      threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
+      lastKey = rows[at].key;
+    }
+    if (rows.length <= limit) return { threads };
+    after = rows[rows.length - 1].key;
   }
-  const result: { threads: ThreadSummary[]; cursor?: string } = { threads };
-  if (rows.length > limit) {
-    const last = page[page.length - 1].key;
-    result.cursor = `${last[1]}~${last[2]}`;
-  }
-  return result;
-}
-
-function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSummary {
-  const summary: ThreadSummary = {
-    threadId: record.id,
-    status,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-  if (record.title !== undefined) summary.title = record.title;
-  if (record.parentThreadId) summary.parentThreadId = record.parentThreadId;
-  return summary;
 }
 
 function decodeCursor(cursor: string): ReturnType<typeof keys.updated> {

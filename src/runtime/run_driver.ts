@@ -39,8 +39,9 @@ async function driveRun(
   let failed = false;
   try {
     const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };
-    if (run.compaction) await runGuarded(host, (h) => runCompactionTurn(run.agent, h, ids));
-    else await runTurn(run.agent, host, ids);
+    const agent = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
+    if (run.compaction) await runGuarded(host, (h) => runCompactionTurn(agent, h, ids));
+    else await runTurn(agent, host, ids);
   } catch (error) {
     // Only a failed commit gets here (runTurn and runGuarded turn anything
     // else into a turn failure): the store did not answer, so the turn may still be

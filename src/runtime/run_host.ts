@@ -23,6 +23,8 @@ import type { ActiveRun } from "./active_run.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { AgentResolver } from "./turn_admission.ts";
+import type { Equip } from "../subagents/equip.ts";
+import type { CollectChildEvents } from "../subagents/parent_events.ts";
 import { endTurn } from "./turn_end.ts";
 
 /** What runs need from the service. */
@@ -36,6 +38,10 @@ export interface RunDeps extends AgentResolver {
   onRunEnd(actor: ThreadActor): void;
   /** A run died on a failed commit: settle its turn once the store answers again. */
   settleWhenStoreAnswers(actor: ThreadActor): void;
+  /** Adds built-in tools (sub-agents) to the agent a run uses on a thread. */
+  equip?: Equip;
+  /** Finds child facts a parent has not admitted yet (`parentEvents`). */
+  childEvents?: CollectChildEvents;
 }
 
 /** One run's link to its thread. */
@@ -127,6 +133,25 @@ export class ThreadRunHost implements RunHost {
 
   batchStarted(batch: Promise<unknown>): void {
     this.#run.trackBatch(batch);
+  }
+
+  async admitChildEvents(): Promise<boolean> {
+    const collect = this.#deps.childEvents;
+    if (!collect) return true;
+    const { turnId, runId } = this.#run;
+    const threadId = this.#actor.threadId;
+    const found = await collect(threadId, this.#actor.history.admittedChildEvents);
+    if (found.length === 0) return true;
+    return await this.#owned(async () => {
+      // Checked again under the lock: a fact is admitted once on the path.
+      const admitted = this.#actor.history.admittedChildEvents;
+      const events = found.filter((event) => !admitted.has(event.key));
+      if (events.length === 0) return;
+      await this.#actor.commit({
+        record: null,
+        entries: [{ kind: "child_events", turnId, runId, events }],
+      });
+    });
   }
 
   observe(type: string, detail: Record<string, unknown>): void {

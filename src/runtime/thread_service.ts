@@ -10,6 +10,7 @@ import type { Agent } from "../config/agent.ts";
 import { describeThrown } from "../engine/host_code.ts";
 import { FloretError } from "../errors.ts";
 import { cancel } from "./cancel_command.ts";
+import { cancelDescendants } from "../subagents/cascade.ts";
 import { commandSchemas, querySchemas } from "../validation/command_schemas.ts";
 import { parseInput, parseThreadId as checkId } from "../validation/parse_input.ts";
 import { compact } from "./compaction_command.ts";
@@ -51,9 +52,18 @@ export interface ThreadService {
     decision?: "approve" | "deny";
     answers?: { questionId: string; value: string }[];
   }): Promise<{ view: ThreadView }>;
-  /** Stops the running turn; idempotent, a no-op on an idle thread. */
+  /**
+   * Stops the running turn; idempotent, a no-op on an idle thread. With
+   * `includeDescendants`, returns once every child thread's stop (and their
+   * children's) is committed too.
+   */
   cancel(
-    input: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" },
+    input: {
+      threadId: string;
+      requestKey: string;
+      mode?: "immediate" | "graceful";
+      includeDescendants?: boolean;
+    },
   ): Promise<{ view: ThreadView }>;
   /** Resumes a failed latest turn, or regenerates a completed one. */
   retry(
@@ -71,9 +81,9 @@ export interface ThreadService {
   ): Promise<{ view: ThreadView }>;
   /** The current view. */
   view(threadId: string): Promise<ThreadView>;
-  /** Threads, most recently updated first. */
+  /** Root threads, most recently updated first; with `parentThreadId`, that thread's children. */
   list(
-    options?: { limit?: number; cursor?: string },
+    options?: { limit?: number; cursor?: string; parentThreadId?: string },
   ): Promise<{ threads: ThreadSummary[]; cursor?: string }>;
   /** A page of items, newest last. */
   history(
@@ -128,7 +138,13 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     create: guarded((input) => create(ctx, parseCommand("create", input))),
     send: guarded((input) => send(ctx, parseCommand("send", input))),
     respond: guarded((input) => respond(ctx, parseCommand("respond", input))),
-    cancel: guarded((input) => cancel(ctx, parseCommand("cancel", input))),
+    cancel: guarded(async (input) => {
+      const command = parseCommand("cancel", input);
+      const result = await cancel(ctx, command);
+      if (!command.includeDescendants) return result;
+      await cancelDescendants(ctx, command);
+      return { view: (await ctx.actors.get(command.threadId)).snapshot() };
+    }),
     retry: guarded((input) => retry(ctx, parseCommand("retry", input))),
     fork: guarded((input) => fork(ctx, parseCommand("fork", input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand("delete", input))),
@@ -138,7 +154,14 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
       if (staticAgent) actor.knowAgent(staticAgent);
       return actor.snapshot();
     }),
-    list: guarded((options) => list(ctx, parseInput(querySchemas.list, options, "list options"))),
+    list: guarded((options) => {
+      const { parentThreadId, ...page } = parseInput(querySchemas.list, options, "list options") ??
+        {};
+      return list(
+        ctx,
+        parentThreadId === undefined ? page : { ...page, parentThreadId: checkId(parentThreadId) },
+      );
+    }),
     history: guarded((threadId, options) =>
       history(ctx, checkId(threadId), parseInput(querySchemas.history, options, "history options"))
     ),

@@ -37,6 +37,13 @@ export type ScriptStep =
   | { hang: true; text?: string };
 
 /** A gateway that plays a script and records what it was sent. */
+/**
+ * A step decided when its attempt starts, from a copy of the request: for
+ * scripts whose next call depends on an earlier result (ids the engine chose).
+ */
+export type DynamicStep = (request: ProviderRequest) => ScriptStep;
+
+/** A gateway that plays a script and records what it was sent. */
 export interface ScriptedGateway extends Gateway {
   /** Every request the engine sent, in order: deep copies taken when each attempt started. */
   readonly requests: ProviderRequest[];
@@ -50,7 +57,7 @@ export interface ScriptedGateway extends Gateway {
  * uses the gateway. When the steps run out, the attempt fails with a
  * non-retryable `ProviderError` ("script exhausted").
  *
- * @param steps the answers, in order
+ * @param steps the answers, in order; a function is asked for its step when its attempt starts
  * @param info overrides for `gateway.info`
  * @returns the gateway
  * @example
@@ -59,7 +66,10 @@ export interface ScriptedGateway extends Gateway {
  * const gateway = scriptedGateway([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, { text: "3" }]);
  * ```
  */
-export function scriptedGateway(steps: ScriptStep[], info?: Partial<GatewayInfo>): ScriptedGateway {
+export function scriptedGateway(
+  steps: (ScriptStep | DynamicStep)[],
+  info?: Partial<GatewayInfo>,
+): ScriptedGateway {
   const script = [...steps];
   const requests: ProviderRequest[] = [];
   let cursor = 0;
@@ -122,8 +132,10 @@ export function scriptedGateway(steps: ScriptStep[], info?: Partial<GatewayInfo>
       options: { signal: AbortSignal },
     ): AsyncIterable<ProviderEvent> {
       requests.push(structuredClone(request));
-      const step = script[cursor];
+      const planned = script[cursor];
       cursor++;
+      // A dynamic step reads what the engine sent (e.g. a child's thread id in a tool result).
+      const step = typeof planned === "function" ? planned(structuredClone(request)) : planned;
       if (step === undefined) {
         return failing(
           new ProviderError(`Script exhausted: no step for attempt ${cursor}`, {

@@ -73,6 +73,8 @@ export interface CancelCommand {
   threadId: string;
   requestKey: string;
   mode?: "immediate" | "graceful";
+  /** Also stop every descendant (child threads, their children, ...). */
+  includeDescendants?: boolean;
 }
 /** `retry` input. */
 export interface RetryCommand {
@@ -139,7 +141,11 @@ export const commandSchemas: CommandSchemas = {
     decision: z.enum(["approve", "deny"]).optional(),
     answers: z.array(z.object({ questionId: z.string(), value: z.string() })).optional(),
   }),
-  cancel: z.object({ ...threadKey, mode: z.enum(["immediate", "graceful"]).optional() }),
+  cancel: z.object({
+    ...threadKey,
+    mode: z.enum(["immediate", "graceful"]).optional(),
+    includeDescendants: z.boolean().optional(),
+  }),
   retry: z.object({ ...threadKey, turnId: engineId.optional() }),
   fork: z.object({ ...threadKey, atItemId: engineId.optional() }),
   delete: z.object(threadKey),
@@ -155,6 +161,12 @@ export const commandSchemas: CommandSchemas = {
 export interface ListOptions {
   limit?: number;
   cursor?: string;
+  /**
+   * List this thread's children instead of root threads. Any value passes
+   * the schema: the service checks it as a thread id, so one that names no
+   * thread is `thread_not_found`, like every other thread id.
+   */
+  parentThreadId?: unknown;
 }
 /** `history` options. */
 export interface HistoryOptions {
@@ -187,8 +199,11 @@ export interface QuerySchemas {
 
 /** Schemas of query options. */
 export const querySchemas: QuerySchemas = {
-  list: z.object({ limit: pageLimit.optional(), cursor: z.string().max(512).optional() })
-    .optional(),
+  list: z.object({
+    limit: pageLimit.optional(),
+    cursor: z.string().max(512).optional(),
+    parentThreadId: z.unknown().optional(),
+  }).optional(),
   history: z.object({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
   waitForIdle: z.object({
     signal: signalSchema.optional(),

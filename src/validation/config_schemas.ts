@@ -61,6 +61,9 @@ export interface AgentConfigShape {
   };
   timeouts?: { firstOutputMs?: number; betweenOutputsMs?: number; attemptMs?: number };
   askUser?: boolean;
+  subagents?: unknown[];
+  parentEvents?: boolean;
+  subagentLimits?: { maxDepth?: number; maxLiveChildren?: number };
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -97,6 +100,13 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
     attemptMs: nonNegative.optional(),
   }).optional(),
   askUser: z.boolean().optional(),
+  // Each entry must be an agent from defineAgent: defineAgent checks that.
+  subagents: z.array(z.unknown()).max(256).optional(),
+  parentEvents: z.boolean().optional(),
+  subagentLimits: z.object({
+    maxDepth: positiveInt.optional(),
+    maxLiveChildren: positiveInt.optional(),
+  }).optional(),
 });
 
 /** What `openHost` checks in its options. */
