@@ -97,6 +97,7 @@ export type {
   ThreadSummary,
   ThreadUpdate,
   ThreadView,
+  Todo,
   ToolItemStatus,
   TurnSummary,
   ViewOp,

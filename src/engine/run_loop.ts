@@ -6,8 +6,19 @@
  * @module
  */
 import type { Agent } from "../config/agent.ts";
-import type { StepEntry, ToolResultsEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type {
+  NewEntry,
+  StepEntry,
+  ToolResultsEntry,
+  TurnFailure,
+  TurnOutcome,
+} from "../journal/entries.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
+import type { InteractionsReader } from "../projection/interactions.ts";
+import type { OpenCallsReader } from "../projection/open_calls.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
+import { ASK_USER_TOOL } from "../tools/builtin_names.ts";
+import { settleBatch } from "./batch_settlement.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
@@ -28,6 +39,25 @@ export type NewResults = Omit<ToolResultsEntry, "seq" | "at">;
  */
 export interface RunHost {
   readonly history: HistoryReader;
+  /** Approvals and questions of the thread. */
+  readonly interactions: InteractionsReader;
+  /** Calls of the turn without a result. */
+  readonly openCalls: OpenCallsReader;
+  /** A signal for the next provider request: a stop or a steer aborts it. */
+  stepSignal(): AbortSignal;
+  /** Steering messages that reached this run so far. */
+  steerCount(): number;
+  /** Whether the last final step was kept open because a steer arrived; clears the flag. */
+  takeSteered(): boolean;
+  /** Answers messages with secret values, for this run's requests only. */
+  secrets(): ReadonlyMap<string, ProviderMessage>;
+  /** Commits entries of this turn (interactions, dispatch markers, results). */
+  commitEntries(entries: NewEntry[], artifacts: Artifact[]): Promise<boolean>;
+  /**
+   * The turn waits for people: commits status `waiting` and lets the run go,
+   * unless a resolution committed meanwhile gives it work (`runnable`).
+   */
+  park(): Promise<"parked" | "runnable" | "lost">;
   /** Aborts the provider request. */
   readonly signal: AbortSignal;
   /** Aborts tool handlers. */
@@ -36,8 +66,13 @@ export interface RunHost {
   progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void;
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void;
   dropLive(step: number): void;
-  commitStep(step: NewStep, end?: { outcome: TurnOutcome }): Promise<boolean>;
-  commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean>;
+  /** With `end`, the step ends the turn unless a steer arrived since `steers` was read. */
+  commitStep(
+    step: NewStep,
+    end?: { outcome: TurnOutcome; steers?: number },
+    also?: NewEntry[],
+  ): Promise<boolean>;
+  commitResults(results: NewResults, artifacts: Artifact[], also?: NewEntry[]): Promise<boolean>;
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean>;
   batchStarted(batch: Promise<unknown>): void;
   /** Whether anyone listens; events (and their details) are built only then. */
@@ -68,6 +103,10 @@ export async function runTurn(
   let corrections = 0;
   let lengthContinuations = 0;
   let emptyRetried = false;
+  // A resumed run (after `respond`) first finishes the batch its turn waits on.
+  if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
+    if (await settleBatch(agent, host, ids) === "return") return;
+  }
   for (;;) {
     if (host.stopRequested() || host.signal.aborted) return;
     if (step >= agent.maxSteps) {
@@ -78,11 +117,19 @@ export async function runTurn(
       return;
     }
     const stepNo = step++;
-    const request = await buildRequest(agent, host.history, ids.turnId, ids.threadId);
+    const request = await buildRequest(
+      agent,
+      host.history,
+      ids.turnId,
+      ids.threadId,
+      host.secrets(),
+    );
     host.progress("model", stepNo, 1);
+    const steers = host.steerCount();
+    const stepSignal = host.stepSignal();
     let output: StepOutput;
     try {
-      output = await callProvider(agent.gateway, request, agent.retry, host.signal, {
+      output = await callProvider(agent.gateway, request, agent.retry, stepSignal, {
         onDelta: (kind, delta) => host.liveDelta(stepNo, kind, delta),
         onAttempt: (attempt) => {
           if (attempt > 1) host.progress("model", stepNo, attempt);
@@ -107,6 +154,10 @@ export async function runTurn(
       });
     } catch (error) {
       if (host.signal.aborted) return;
+      if (stepSignal.aborted) {
+        host.dropLive(stepNo); // steered: the next request carries the new instruction
+        continue;
+      }
       host.dropLive(stepNo);
       await host.endTurn("failed", providerFailure(error));
       return;
@@ -140,20 +191,52 @@ export async function runTurn(
         if (!await host.commitStep(entry)) return;
         continue;
       }
-      await host.commitStep(entry, { outcome: "completed" });
+      await host.commitStep(entry, { outcome: "completed", steers });
+      if (host.takeSteered()) continue;
       return;
     }
 
     const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
     entry.calls = planned.map((call) => call.record);
+    // Approvals and questions open in the same commit as the step that needs them.
+    const opened: NewEntry[] = [];
+    for (const call of planned) {
+      const { record } = call;
+      if (record.invalid || record.repeated) continue;
+      if (record.decision === "ask") {
+        record.interactionId = host.newId("interaction");
+        opened.push({
+          kind: "interaction_opened",
+          turnId: ids.turnId,
+          runId: ids.runId,
+          interactionId: record.interactionId,
+          interaction: "approval",
+          callId: record.callId,
+          toolName: record.name,
+        });
+      } else if (record.decision === "allow" && record.name === ASK_USER_TOOL) {
+        record.interactionId = host.newId("interaction");
+        opened.push({
+          kind: "interaction_opened",
+          turnId: ids.turnId,
+          runId: ids.runId,
+          interactionId: record.interactionId,
+          interaction: "input",
+          callId: record.callId,
+          toolName: record.name,
+          questions: (call.input as { questions: NonNullable<NewEntryQuestions> }).questions,
+        });
+      }
+    }
     const runnable = planned.filter((call) =>
-      !call.record.invalid && !call.record.repeated && call.record.decision === "allow"
+      !call.record.invalid && !call.record.repeated && call.record.decision === "allow" &&
+      call.record.interactionId === undefined
     );
     const dispatched = runnable.filter((call) => needsDispatchMarker(call.tool!.effect)).map((
       call,
     ) => call.record.callId);
     if (dispatched.length > 0) entry.dispatched = dispatched;
-    if (!await host.commitStep(entry)) return;
+    if (!await host.commitStep(entry, undefined, opened)) return;
 
     host.progress("tools", stepNo);
     for (const call of host.observing ? runnable : []) {
@@ -165,19 +248,32 @@ export async function runTurn(
     }
     const started = Date.now();
     const batch = runBatch(
-      planned,
+      opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
       { ...ids, signal: host.toolSignal },
       () => host.newId("artifact"),
     );
     host.batchStarted(batch);
-    const { outcomes, artifacts } = await batch;
+    const { outcomes, artifacts, inputs } = await batch;
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,
       runId: ids.runId,
       results: outcomes,
     };
-    if (!await host.commitResults(results, artifacts)) return;
+    const asked: NewEntry[] = inputs.map((input) => ({
+      kind: "interaction_opened",
+      turnId: ids.turnId,
+      runId: ids.runId,
+      interactionId: host.newId("interaction"),
+      interaction: "input",
+      callId: input.callId,
+      toolName: input.name,
+      questions: input.questions,
+    }));
+    if (
+      (outcomes.length > 0 || asked.length > 0) &&
+      !await host.commitResults(results, artifacts, asked)
+    ) return;
     for (const outcome of host.observing ? outcomes : []) {
       host.observe("tool.result", {
         callId: outcome.callId,
@@ -193,6 +289,9 @@ export async function runTurn(
         message: "A tool reported that its side effect may or may not have happened",
       });
       return;
+    }
+    if (opened.length > 0 || asked.length > 0) {
+      if (await settleBatch(agent, host, ids) === "return") return;
     }
     if (repetitionExceeded) {
       await host.endTurn("failed", {
@@ -211,6 +310,8 @@ export async function runTurn(
     }
   }
 }
+
+type NewEntryQuestions = Extract<NewEntry, { kind: "interaction_opened" }>["questions"];
 
 function describeProviderError(error: ProviderError): Record<string, unknown> {
   return {

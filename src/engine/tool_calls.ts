@@ -78,11 +78,14 @@ export function planCalls(
       record.repeated = true;
       return { record, tool, input: parsed.data };
     }
-    const permission = tool.permissionFor(parsed.data);
-    // Approvals (`ask`) arrive with interactions; until then a call that needs
-    // one is refused, never run unapproved.
-    record.decision = permission === "allow" ? "allow" : "deny";
-    if (permission === "ask") record.needsApproval = true;
+    let permission: unknown;
+    try {
+      permission = tool.permissionFor(parsed.data);
+    } catch {
+      permission = "deny"; // a permission function that throws never lets a call run
+    }
+    // Anything but a clear allow or ask is a refusal: a call never runs unapproved.
+    record.decision = permission === "allow" || permission === "ask" ? permission : "deny";
     return { record, tool, input: parsed.data };
   });
   return { planned, repetitionExceeded };

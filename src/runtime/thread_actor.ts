@@ -12,10 +12,12 @@ import type { HistoryReader } from "../projection/history_model.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
+import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
@@ -51,6 +53,8 @@ export class ThreadActor {
   #tail: Promise<unknown> = Promise.resolve();
   #queued = 0;
   readonly #statusWaiters = new Set<() => void>();
+  // Secret answers given while no run of their turn was alive: memory only, for the next run.
+  readonly #heldSecrets = new Map<string, { turnId: string; message: ProviderMessage }>();
 
   private constructor(
     threadId: string,
@@ -88,6 +92,11 @@ export class ThreadActor {
   /** Calls of the active turn without a result. */
   get openCalls(): OpenCallsReader {
     return this.#projections.openCalls;
+  }
+
+  /** Approvals and questions of the path. */
+  get interactions(): InteractionsReader {
+    return this.#projections.interactions;
   }
 
   /** The record as last committed or read. */
@@ -185,6 +194,20 @@ export class ThreadActor {
     }
     this.#run = run;
     this.#stopping = false;
+    if (this.#heldSecrets.size > 0) this.#handSecrets(run);
+  }
+
+  /** Keeps a secret-bearing answers message until a run of its turn starts here. */
+  holdSecret(turnId: string, interactionId: string, message: ProviderMessage): void {
+    this.#heldSecrets.set(interactionId, { turnId, message });
+  }
+
+  /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
+  #handSecrets(run: ActiveRun): void {
+    for (const [interactionId, held] of this.#heldSecrets) {
+      if (held.turnId === run.turnId) run.addSecret(interactionId, held.message);
+    }
+    this.#heldSecrets.clear();
   }
 
   /** The run returned; if it is still this actor's run, the actor lets it go and says so. */
@@ -267,9 +290,10 @@ export class ThreadActor {
       threadId: record.id,
       status: this.status,
       items: this.view.items.map((item) => ({ ...item })),
-      pending: [],
+      pending: this.interactions.pending().map(publicInteraction),
       queue: this.queueView(),
       turns: this.view.turns.map((turn) => ({ ...turn })),
+      todos: this.view.todos.map((todo) => ({ ...todo })),
       viewVersion: this.publisher.version,
     };
     if (record.title !== undefined) view.title = record.title;

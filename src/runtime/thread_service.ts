@@ -8,12 +8,13 @@
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { cancel } from "./cancel_command.ts";
+import { respond } from "./interaction_commands.ts";
+import { steer } from "./steer_command.ts";
 import { commandSchemas, parseCommand } from "./command_input.ts";
 import { compact } from "./compaction_command.ts";
 import { fork } from "./fork_command.ts";
-import { respond } from "./interaction_commands.ts";
 import { artifact, context, history, list, waitForIdle } from "./queries.ts";
-import { deleteQueued } from "./queue_commands.ts";
+import { deleteQueued, editQueued } from "./queue_commands.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { create, deleteThread, setTitle } from "./thread_commands.ts";
 import { promoteQueued, retry, send } from "./turn_commands.ts";
@@ -48,10 +49,30 @@ export interface ThreadService {
     decision?: "approve" | "deny";
     answers?: { questionId: string; value: string }[];
   }): Promise<{ view: ThreadView }>;
-  /** Stops the running turn; idempotent, a no-op on an idle thread. */
+  /**
+   * Stops the turn under way (running or waiting); idempotent, a no-op on an
+   * idle thread. `includeDescendants` also stops child threads.
+   */
   cancel(
-    input: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" },
+    input: {
+      threadId: string;
+      requestKey: string;
+      mode?: "immediate" | "graceful";
+      includeDescendants?: boolean;
+    },
   ): Promise<{ view: ThreadView }>;
+  /** A durable instruction for the turn under way: it ends the provider request in flight and joins the next one. */
+  steer(
+    input: { threadId: string; requestKey: string; text: string },
+  ): Promise<{ view: ThreadView }>;
+  /** Replaces a queued input's text; `expectedText` must equal the current text (else `request_conflict`). */
+  editQueued(input: {
+    threadId: string;
+    requestKey: string;
+    queueId: string;
+    text: string;
+    expectedText: string;
+  }): Promise<{ view: ThreadView }>;
   /** Resumes a failed latest turn, or regenerates a completed one. */
   retry(
     input: { threadId: string; requestKey: string; turnId?: string },
@@ -124,6 +145,8 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
     send: guarded((input) => send(ctx, parseCommand(commandSchemas.send, input))),
     respond: guarded((input) => respond(ctx, parseCommand(commandSchemas.respond, input))),
     cancel: guarded((input) => cancel(ctx, parseCommand(commandSchemas.cancel, input))),
+    steer: guarded((input) => steer(ctx, parseCommand(commandSchemas.steer, input))),
+    editQueued: guarded((input) => editQueued(ctx, parseCommand(commandSchemas.editQueued, input))),
     retry: guarded((input) => retry(ctx, parseCommand(commandSchemas.retry, input))),
     fork: guarded((input) => fork(ctx, parseCommand(commandSchemas.fork, input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand(commandSchemas.delete, input))),
