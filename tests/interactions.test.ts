@@ -12,7 +12,7 @@ const tools = (view: ThreadView) =>
 const toolMessages = (messages: { role: string }[]) =>
   messages.filter((m) => m.role === "tool") as { role: "tool"; output: string; name: string }[];
 const userTexts = (messages: { role: string }[]) =>
-  messages.filter((m) => m.role === "user").map((m) => (m as { text: string }).text);
+  messages.filter((m) => m.role === "user").map((m) => (m as unknown as { text: string }).text);
 
 function writeTool(ran: string[], permission: "ask" | "allow" = "ask") {
   return defineTool({

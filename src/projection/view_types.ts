@@ -43,12 +43,8 @@ export interface Interaction {
   resolvedAt?: string;
 }
 
-/** One entry of the durable todo list (`todo_write`). */
-export interface Todo {
-  id: string;
-  text: string;
-  status: "pending" | "in_progress" | "done";
-}
+export type { Todo } from "../tools/builtin_names.ts";
+import type { Todo } from "../tools/builtin_names.ts";
 
 /** One entry of the conversation as a person sees it. Ids and ordinals are stable. */
 export interface ThreadItem {

@@ -4,7 +4,12 @@
  *
  * @module
  */
-import type { Todo } from "../projection/view_types.ts";
+/** One entry of the durable todo list (`todo_write`), shown in `view.todos`. */
+export interface Todo {
+  id: string;
+  text: string;
+  status: "pending" | "in_progress" | "done";
+}
 
 /** The built-in tool that asks the user questions. */
 export const ASK_USER_TOOL = "ask_user";
