@@ -45,7 +45,11 @@ describe("tool calls", () => {
       { text: "done" },
     ], { tools: [rm] });
     const waiting = await sendAndWait(e, "clean up");
-    assert.deepEqual(tools(waiting).map((t) => t.status), ["denied", "completed", "waiting_approval"]);
+    assert.deepEqual(tools(waiting).map((t) => t.status), [
+      "denied",
+      "completed",
+      "waiting_approval",
+    ]);
     assert.equal(ran.count, 1, "neither the denied call nor the one needing approval ran");
     await e.threads.respond({
       threadId: e.threadId,
