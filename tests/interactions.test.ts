@@ -581,3 +581,90 @@ function keepOpen(store: ReturnType<typeof memoryStore>): ReturnType<typeof memo
     close: async () => {},
   };
 }
+
+describe("cancel, fork and the queue around interactions", () => {
+  test("graceful cancel keeps the streamed text as a settled assistant item; includeDescendants is accepted", async () => {
+    const e = await engine([{ hang: true, text: "half an answer" }]);
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
+    const { view } = await e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "c",
+      mode: "graceful",
+      includeDescendants: true,
+    });
+    assert.notEqual(view.status, "running");
+    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(lastTurn(idle), { outcome: "cancelled", code: undefined });
+    const assistant = idle.items.find((item) => item.kind === "assistant");
+    assert.equal(assistant?.text, "half an answer");
+    assert.ok(!assistant?.live, "settled, not live");
+    await assert.rejects(
+      e.threads.cancel({
+        threadId: e.threadId,
+        requestKey: "c2",
+        includeDescendants: "yes" as unknown as boolean,
+      }),
+      isCode("invalid_input"),
+    );
+    await e.host.shutdown();
+  });
+
+  test("send while waiting queues; retry is busy; a fork inherits no pending interaction but keeps answers", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [{
+          name: "ask_user",
+          arguments: { questions: [{ id: "city", prompt: "Which city?" }] },
+        }],
+      },
+      { toolCalls: [{ name: "write", arguments: { line: "x" } }] },
+      { text: "done" },
+      { text: "queued reply" },
+      { text: "fork reply" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "plan a trip");
+    const queued = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "q",
+      input: { text: "and then?" },
+    });
+    assert.equal(queued.queued, true);
+    await assert.rejects(
+      e.threads.retry({ threadId: e.threadId, requestKey: "r" }),
+      isCode("thread_busy"),
+    );
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "a",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "city", value: "Lisbon" }],
+    });
+    const approval = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(approval.status, "waiting");
+    assert.equal(approval.pending[0].kind, "approval");
+    const forked = await e.threads.fork({ threadId: e.threadId, requestKey: "f" });
+    assert.deepEqual(forked.view.pending, []);
+    assert.equal(forked.view.status, "idle");
+    assert.equal(forked.view.turns.at(-1)?.outcome, "interrupted");
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "b",
+      interactionId: approval.pending[0].id,
+      decision: "approve",
+    });
+    const done = await until(e, (view) => view.turns.length === 2 && view.status === "idle");
+    assert.deepEqual(ran, ["x"]);
+    assert.equal(done.queue.length, 0, "the queued input started after the turn completed");
+    await e.threads.send({ threadId: forked.threadId, requestKey: "fs", input: { text: "fork" } });
+    await e.threads.waitForIdle(forked.threadId, { timeoutMs: 10_000 });
+    const forkRequest = e.gateway.requests.at(-1)!;
+    assert.equal(userTexts(forkRequest.messages).filter((t) => t.includes("Lisbon")).length, 1);
+    assert.equal(
+      userTexts(e.gateway.requests[3].messages).filter((t) => t.includes("Lisbon")).length,
+      1,
+    );
+    await e.host.shutdown();
+  });
+});
