@@ -126,7 +126,7 @@ export class ThreadActor {
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
     return this.#queued === 0 && !this.#run && !this.record.active &&
-      !this.publisher.hasSubscribers;
+      !this.publisher.hasSubscribers && this.#heldSecrets.size === 0;
   }
 
   /**
