@@ -120,7 +120,7 @@ async function execute(
       };
       if (value.structured !== undefined) {
         try {
-          outcome.structured = encodeStructured(value.structured);
+          Object.assign(outcome, encodeStructured(value.structured));
         } catch (error) {
           return {
             ...base,

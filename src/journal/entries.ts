@@ -50,8 +50,10 @@ export interface ToolOutcome {
   output: string;
   /** The full output, when it was too long for the model. */
   artifactId?: string;
-  /** The handler's structured value, encoded by `encodeStructured` (never shown to the model). */
+  /** The handler's structured data as JSON (superjson's `json` part; never shown to the model). */
   structured?: unknown;
+  /** superjson's `meta` for `structured`, present when it held more than plain JSON (BigInt, Map, …). */
+  structuredMeta?: unknown;
 }
 
 /** How a turn ended. */

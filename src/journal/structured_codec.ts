@@ -1,49 +1,38 @@
 /**
- * `ToolResult.structured` in the journal: encoded with superjson so that
- * Date, Map, Set, BigInt and undefined come back as they went in. Journal
- * values are JSON; the encoded form is plain JSON tagged with its format.
+ * `ToolResult.structured` in the journal: superjson's two parts, `json` in
+ * the result's `structured` field and `meta` (present when the value held
+ * more than JSON: Date, Map, Set, BigInt, undefined) in `structuredMeta`.
+ * Decoding gives the handler's value back.
  *
  * @module
  */
 import superjson from "superjson";
 
-/** The stored form of a structured value. */
-export interface EncodedStructured {
-  format: "superjson";
-  json: unknown;
-  meta?: unknown;
-}
-
 /**
- * Encodes a structured value for the journal.
+ * Encodes a structured value for a tool result.
  *
  * @param value whatever the handler returned as `structured`
- * @returns plain JSON data
- * @throws {Error} when superjson cannot carry the value (the caller makes it an error result)
+ * @returns the result's `structured` and, when needed, `structuredMeta`
+ * @throws {Error} when the value cannot be stored as JSON (the caller makes it an error result)
  */
-export function encodeStructured(value: unknown): EncodedStructured {
+export function encodeStructured(
+  value: unknown,
+): { structured: unknown; structuredMeta?: unknown } {
   const { json, meta } = superjson.serialize(value);
-  // Round-trip once through JSON now, so a value the journal cannot store fails here, in the call.
-  const stored: EncodedStructured = JSON.parse(
-    JSON.stringify({ format: "superjson", json, ...(meta ? { meta } : {}) }),
-  );
-  return stored;
+  // The journal writes JSON: prove now that it can, rather than fail the commit.
+  JSON.stringify(json);
+  if (meta !== undefined) JSON.stringify(meta);
+  return meta === undefined ? { structured: json } : { structured: json, structuredMeta: meta };
 }
 
 /**
- * Decodes what {@link encodeStructured} stored; other shapes (older journals)
- * are returned unchanged.
+ * Decodes a tool result's stored structured value.
  *
- * @param stored the stored value
- * @returns the structured value
+ * @param json the result's `structured`
+ * @param meta the result's `structuredMeta`
+ * @returns the handler's value (plain JSON when there is no meta)
  */
-export function decodeStructured(stored: unknown): unknown {
-  if (
-    typeof stored === "object" && stored !== null &&
-    (stored as { format?: unknown }).format === "superjson"
-  ) {
-    const { json, meta } = stored as EncodedStructured;
-    return superjson.deserialize({ json, meta } as Parameters<typeof superjson.deserialize>[0]);
-  }
-  return stored;
+export function decodeStructured(json: unknown, meta: unknown): unknown {
+  if (meta === undefined) return json;
+  return superjson.deserialize({ json, meta } as Parameters<typeof superjson.deserialize>[0]);
 }

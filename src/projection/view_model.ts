@@ -261,7 +261,7 @@ export class ViewModel {
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
       if (result.structured !== undefined && updated.tool) {
-        updated.tool.structured = decodeStructured(result.structured);
+        updated.tool.structured = decodeStructured(result.structured, result.structuredMeta);
       }
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
@@ -272,7 +272,7 @@ export class ViewModel {
   #todosFrom(entry: ToolResultsEntry): void {
     for (const result of entry.results) {
       if (result.name !== TODO_WRITE_TOOL || result.status !== "completed") continue;
-      const todos = todosOf(decodeStructured(result.structured));
+      const todos = todosOf(result.structured);
       if (!todos) continue;
       this.todos = todos;
       this.#emit(() => ({ op: "component", name: "todos", value: this.todos.slice() }));
