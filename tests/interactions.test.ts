@@ -668,3 +668,87 @@ describe("cancel, fork and the queue around interactions", () => {
     await e.host.shutdown();
   });
 });
+
+describe("updates and restarts around interactions", () => {
+  test("subscribers see pending change; a steer while waiting joins the resumed request; public answers survive restart", async () => {
+    const store = memoryStore();
+    const ran: string[] = [];
+    const gateway = scriptedGateway([
+      {
+        toolCalls: [
+          { name: "ask_user", arguments: { questions: [{ id: "q", prompt: "Size?" }] } },
+          { name: "write", arguments: { line: "l" } },
+        ],
+      },
+      { text: "ok" },
+      { text: "after restart" },
+    ]);
+    const open = async () => {
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads };
+    };
+    let h = await open();
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    const abort = new AbortController();
+    const updates = h.threads.subscribe(threadId, { signal: abort.signal });
+    const seen: unknown[] = [];
+    const reading = (async () => {
+      for await (const update of updates) {
+        if (update.type === "batch") {
+          for (const op of update.ops as { op: string; name?: string; value?: unknown }[]) {
+            if (op.op === "component" && op.name === "pending") seen.push(op.value);
+          }
+        }
+      }
+    })();
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(waiting.pending.length, 2);
+    await h.threads.steer({ threadId, requestKey: "st", text: "make it large" });
+    const question = waiting.pending.find((p) => p.kind === "input")!;
+    const approval = waiting.pending.find((p) => p.kind === "approval")!;
+    await h.threads.respond({
+      threadId,
+      requestKey: "a1",
+      interactionId: question.id,
+      answers: [{ questionId: "q", value: "XL" }],
+    });
+    await h.threads.respond({
+      threadId,
+      requestKey: "a2",
+      interactionId: approval.id,
+      decision: "approve",
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    abort.abort();
+    await reading;
+    assert.ok(seen.some((value) => Array.isArray(value) && value.length === 2));
+    assert.ok(seen.some((value) => Array.isArray(value) && value.length === 0));
+    const resumed = gateway.requests[1].messages;
+    const texts = userTexts(resumed);
+    assert.ok(texts.includes("make it large"));
+    assert.equal(texts.filter((t) => t.includes("XL")).length, 1);
+    // Tool results come right after the assistant's calls, in call order, before any user message.
+    const roles = resumed.map((m) => m.role);
+    const assistantAt = roles.indexOf("assistant");
+    assert.deepEqual(roles.slice(assistantAt, assistantAt + 3), ["assistant", "tool", "tool"]);
+    await h.host.shutdown();
+
+    h = await open();
+    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
+    await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(userTexts(gateway.requests[2].messages).filter((t) => t.includes("XL")).length, 1);
+    assert.deepEqual(ran, ["l"]);
+    await h.host.shutdown();
+  });
+});
