@@ -410,6 +410,8 @@ describe("secrets", () => {
     assert.ok(JSON.stringify(gateway.requests[2]).includes("redacted"));
     assert.ok(!JSON.stringify(done).includes(SECRET), "the view never shows it");
     assert.ok(!events.some((event) => event.includes(SECRET)), "events never carry it");
+    assert.ok(events.some((event) => event.includes('"interaction.opened"')));
+    assert.ok(events.some((event) => event.includes('"interaction.resolved"')));
     const rows = await store.list({ prefix: [] });
     const needle = new TextEncoder().encode(SECRET);
     assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);

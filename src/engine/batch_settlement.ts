@@ -131,6 +131,7 @@ export async function settleBatch(
       });
     }
     if (!await host.commitEntries(results, artifacts)) return "return";
+    observeOpened(host, results);
     if (outcomes.some((outcome) => outcome.status === "unknown")) {
       await host.endTurn("failed", {
         code: "effect_outcome_unknown",
@@ -160,4 +161,18 @@ function planApproved(agent: Agent, call: OpenCall): PlannedCall {
     return { record: { ...record, invalid: `The arguments of ${call.name} no longer match.` } };
   }
   return { record: { ...record, decision: "allow" }, tool, input: parsed.data };
+}
+
+/** Tells observers which interactions opened (never their answers). */
+export function observeOpened(host: RunHost, entries: readonly NewEntry[]): void {
+  if (!host.observing) return;
+  for (const entry of entries) {
+    if (entry.kind !== "interaction_opened") continue;
+    host.observe("interaction.opened", {
+      interactionId: entry.interactionId,
+      kind: entry.interaction,
+      callId: entry.callId,
+      toolName: entry.toolName,
+    });
+  }
 }

@@ -18,7 +18,7 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import { ASK_USER_TOOL } from "../tools/builtin_names.ts";
-import { settleBatch } from "./batch_settlement.ts";
+import { observeOpened, settleBatch } from "./batch_settlement.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
@@ -237,6 +237,7 @@ export async function runTurn(
     ) => call.record.callId);
     if (dispatched.length > 0) entry.dispatched = dispatched;
     if (!await host.commitStep(entry, undefined, opened)) return;
+    observeOpened(host, opened);
 
     host.progress("tools", stepNo);
     for (const call of host.observing ? runnable : []) {
@@ -274,6 +275,7 @@ export async function runTurn(
       (outcomes.length > 0 || asked.length > 0) &&
       !await host.commitResults(results, artifacts, asked)
     ) return;
+    observeOpened(host, asked);
     for (const outcome of host.observing ? outcomes : []) {
       host.observe("tool.result", {
         callId: outcome.callId,

@@ -198,6 +198,22 @@ async function commitResolution(
     if (carrier) carrier.addSecret(state.id, message);
     else actor.holdSecret(state.turnId, state.id, message);
   }
+  if (ctx.runs.observing) {
+    ctx.runs.observe({
+      type: "interaction.resolved",
+      threadId: actor.threadId,
+      turnId: state.turnId,
+      runId: carrier?.runId,
+      at: new Date().toISOString(),
+      interactionId: state.id,
+      kind: state.kind,
+      // The decision, or how many answers: never their values.
+      decision: resolution.type === "decision" ? resolution.decision : undefined,
+      answered: resolution.type === "answers"
+        ? resolution.answers.length + resolution.redacted.length
+        : undefined,
+    });
+  }
   if (admitted) {
     actor.beginRun(admitted);
     driveRuns(actor, admitted, ctx.runs);
