@@ -21,12 +21,13 @@ import { runBatch } from "./tool_runner.ts";
 export function decidedCalls(
   open: readonly OpenCall[],
   interactions: InteractionsReader,
+  turnId: string,
 ): { approved: OpenCall[]; refused: OpenCall[] } {
   const approved: OpenCall[] = [];
   const refused: OpenCall[] = [];
   for (const call of open) {
     if (call.started) continue;
-    const state = interactions.ofCall(call.callId);
+    const state = interactions.ofCall(turnId, call.callId);
     if (state?.kind !== "approval" || !state.resolution) continue;
     const resolution = state.resolution;
     if (resolution.type === "decision" && resolution.decision === "approve") approved.push(call);
@@ -50,7 +51,7 @@ export function hasWork(
   interactions: InteractionsReader,
   turnId: string,
 ): boolean {
-  const { approved, refused } = decidedCalls(open, interactions);
+  const { approved, refused } = decidedCalls(open, interactions, turnId);
   return approved.length > 0 || refused.length > 0 || batchFinished(open, interactions, turnId);
 }
 
@@ -67,7 +68,7 @@ export async function settleBatch(
   for (;;) {
     if (host.stopRequested() || host.signal.aborted) return "return";
     const open = host.openCalls.list();
-    const { approved, refused } = decidedCalls(open, host.interactions);
+    const { approved, refused } = decidedCalls(open, host.interactions, ids.turnId);
     if (approved.length === 0 && refused.length === 0) {
       if (batchFinished(open, host.interactions, ids.turnId)) return "continue";
       const parked = await host.park();

@@ -75,9 +75,9 @@ export class Interactions {
     return this.#byId.get(id);
   }
 
-  /** The interaction a call waits for (its latest), if any. */
-  ofCall(callId: string): InteractionState | undefined {
-    return this.#byCall.get(callId);
+  /** The interaction a call of a turn waits for (its latest), if any. Providers may reuse call ids across turns. */
+  ofCall(turnId: string, callId: string): InteractionState | undefined {
+    return this.#byCall.get(`${turnId}|${callId}`);
   }
 
   /** Every pending interaction, oldest first. */
@@ -108,7 +108,7 @@ export class Interactions {
     if (entry.questions) state.questions = entry.questions;
     if (entry.reaskOf) state.reaskOf = entry.reaskOf;
     this.#byId.set(state.id, state);
-    if (state.callId !== undefined) this.#byCall.set(state.callId, state);
+    if (state.callId !== undefined) this.#byCall.set(`${state.turnId}|${state.callId}`, state);
   }
 }
 
