@@ -15,6 +15,7 @@ import type { OpenCall } from "../projection/open_calls.ts";
 import { implementationOf, needsDispatchMarker } from "../tools/define_tool.ts";
 import type { RunHost } from "./run_loop.ts";
 import type { PlannedCall } from "./tool_calls.ts";
+import { openForInputs } from "./interaction_plan.ts";
 import { runBatch } from "./tool_runner.ts";
 
 /** Open calls whose approval is resolved but which have not started. */
@@ -119,18 +120,13 @@ export async function settleBatch(
       runId: approved[0].runId,
       results: outcomes,
     }];
-    for (const input of inputs) {
-      results.push({
-        kind: "interaction_opened",
-        turnId: ids.turnId,
+    results.push(
+      ...openForInputs(inputs, {
+        ...ids,
         runId: approved[0].runId,
-        interactionId: host.newId("interaction"),
-        interaction: "input",
-        callId: input.callId,
-        toolName: input.name,
-        questions: input.questions,
-      });
-    }
+        newId: (prefix) => host.newId(prefix),
+      }),
+    );
     if (!await host.commitEntries(results, artifacts)) return "return";
     observeOpened(host, results);
     if (outcomes.some((outcome) => outcome.status === "unknown")) {

@@ -17,8 +17,8 @@ import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
-import { ASK_USER_TOOL } from "../tools/builtin_names.ts";
 import { observeOpened, settleBatch } from "./batch_settlement.ts";
+import { openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
@@ -199,35 +199,8 @@ export async function runTurn(
     const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
     entry.calls = planned.map((call) => call.record);
     // Approvals and questions open in the same commit as the step that needs them.
-    const opened: NewEntry[] = [];
-    for (const call of planned) {
-      const { record } = call;
-      if (record.invalid || record.repeated) continue;
-      if (record.decision === "ask") {
-        record.interactionId = host.newId("interaction");
-        opened.push({
-          kind: "interaction_opened",
-          turnId: ids.turnId,
-          runId: ids.runId,
-          interactionId: record.interactionId,
-          interaction: "approval",
-          callId: record.callId,
-          toolName: record.name,
-        });
-      } else if (record.decision === "allow" && record.name === ASK_USER_TOOL) {
-        record.interactionId = host.newId("interaction");
-        opened.push({
-          kind: "interaction_opened",
-          turnId: ids.turnId,
-          runId: ids.runId,
-          interactionId: record.interactionId,
-          interaction: "input",
-          callId: record.callId,
-          toolName: record.name,
-          questions: (call.input as { questions: NonNullable<NewEntryQuestions> }).questions,
-        });
-      }
-    }
+    const opener = { ...ids, newId: (prefix: string) => host.newId(prefix) };
+    const opened = openForCalls(planned, opener);
     const runnable = planned.filter((call) =>
       !call.record.invalid && !call.record.repeated && call.record.decision === "allow" &&
       call.record.interactionId === undefined
@@ -261,16 +234,7 @@ export async function runTurn(
       runId: ids.runId,
       results: outcomes,
     };
-    const asked: NewEntry[] = inputs.map((input) => ({
-      kind: "interaction_opened",
-      turnId: ids.turnId,
-      runId: ids.runId,
-      interactionId: host.newId("interaction"),
-      interaction: "input",
-      callId: input.callId,
-      toolName: input.name,
-      questions: input.questions,
-    }));
+    const asked = openForInputs(inputs, opener);
     if (
       (outcomes.length > 0 || asked.length > 0) &&
       !await host.commitResults(results, artifacts, asked)
@@ -312,8 +276,6 @@ export async function runTurn(
     }
   }
 }
-
-type NewEntryQuestions = Extract<NewEntry, { kind: "interaction_opened" }>["questions"];
 
 function describeProviderError(error: ProviderError): Record<string, unknown> {
   return {
