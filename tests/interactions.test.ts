@@ -419,6 +419,49 @@ describe("secrets", () => {
   });
 });
 
+describe("secrets held for the next run", () => {
+  test("a secret answered while an approval is pending reaches the run that the approval starts", async () => {
+    const SECRET = "held-secret-QQ41";
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [
+          {
+            name: "ask_user",
+            arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
+          },
+          { name: "write", arguments: { line: "w" } },
+        ],
+      },
+      { text: "used it" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const question = waiting.pending.find((p) => p.kind === "input")!;
+    const approval = waiting.pending.find((p) => p.kind === "approval")!;
+    const answered = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "a",
+      interactionId: question.id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    assert.equal(answered.view.status, "waiting", "the approval is still pending");
+    assert.ok(!JSON.stringify(answered.view).includes(SECRET));
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "b",
+      interactionId: approval.id,
+      decision: "approve",
+    });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(ran, ["w"]);
+    assert.ok(JSON.stringify(e.gateway.requests[1].messages).includes(SECRET));
+    const rows = await e.store.list({ prefix: [] });
+    const needle = new TextEncoder().encode(SECRET);
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await e.host.shutdown();
+  });
+});
+
 describe("queue, steering, todos, structured", () => {
   test("editQueued checks the expected text; steer joins the running turn's next request", async () => {
     const gate = deferred();
