@@ -131,6 +131,43 @@ describe("approvals", () => {
     await e.host.shutdown();
   });
 
+  test("approvals answered at the same moment run each call once", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [
+          { name: "write", arguments: { line: "1" } },
+          { name: "write", arguments: { line: "2" } },
+          { name: "write", arguments: { line: "3" } },
+        ],
+      },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    await Promise.all(
+      waiting.pending.flatMap((pending, i) =>
+        [0, 1].map((copy) =>
+          e.threads.respond({
+            threadId: e.threadId,
+            requestKey: `r${i}:${copy}`,
+            interactionId: pending.id,
+            decision: "approve",
+          })
+        )
+      ),
+    );
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual([...ran].sort(), ["1", "2", "3"]);
+    assert.equal(e.gateway.requests.length, 2);
+    assert.deepEqual(toolMessages(e.gateway.requests[1].messages).map((m) => m.output), [
+      "wrote 1",
+      "wrote 2",
+      "wrote 3",
+    ]);
+    await e.host.shutdown();
+  });
+
   test("a permission function returning ask waits too; bad responds write nothing", async () => {
     const ran: string[] = [];
     const tool = defineTool({
