@@ -8,6 +8,7 @@ import {
   contains,
   isCode,
   keepOpen,
+  local,
   sendWait,
   toolMessages,
   userTexts,
@@ -247,7 +248,7 @@ describe("queue, steering, todos, structured", () => {
     });
     const queueId = queued.view.queue[0].id;
     await assert.rejects(
-      e.threads.editQueued({
+      local(e).editQueued({
         threadId: e.threadId,
         requestKey: "e1",
         queueId,
@@ -256,7 +257,7 @@ describe("queue, steering, todos, structured", () => {
       }),
       isCode("request_conflict"),
     );
-    const edited = await e.threads.editQueued({
+    const edited = await local(e).editQueued({
       threadId: e.threadId,
       requestKey: "e1",
       queueId,
@@ -265,7 +266,7 @@ describe("queue, steering, todos, structured", () => {
     });
     assert.equal(edited.view.queue[0].text, "edited");
     await until(e, (v) => v.items.some((i) => i.tool?.name === "slow"));
-    const steered = await e.threads.steer({
+    const steered = await local(e).steer({
       threadId: e.threadId,
       requestKey: "st",
       text: "use metric units",
@@ -284,13 +285,13 @@ describe("queue, steering, todos, structured", () => {
     const e = await engine([{ hang: true }, { text: "steered answer" }]);
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
     await until(e, () => e.gateway.requests.length === 1);
-    await e.threads.steer({ threadId: e.threadId, requestKey: "st", text: "shorter please" });
+    await local(e).steer({ threadId: e.threadId, requestKey: "st", text: "shorter please" });
     const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
     assert.deepEqual(lastTurn(done), { outcome: "completed", code: undefined });
     assert.equal(done.turns.length, 1);
     assert.deepEqual(userTexts(e.gateway.requests[1].messages), ["go", "shorter please"]);
     await assert.rejects(
-      e.threads.steer({ threadId: e.threadId, requestKey: "st2", text: "x" }),
+      local(e).steer({ threadId: e.threadId, requestKey: "st2", text: "x" }),
       isCode("invalid_input"),
     );
     await e.host.shutdown();

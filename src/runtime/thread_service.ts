@@ -61,18 +61,6 @@ export interface ThreadService {
       includeDescendants?: boolean;
     },
   ): Promise<{ view: ThreadView }>;
-  /** A durable instruction for the turn under way: it ends the provider request in flight and joins the next one. */
-  steer(
-    input: { threadId: string; requestKey: string; text: string },
-  ): Promise<{ view: ThreadView }>;
-  /** Replaces a queued input's text; `expectedText` must equal the current text (else `request_conflict`). */
-  editQueued(input: {
-    threadId: string;
-    requestKey: string;
-    queueId: string;
-    text: string;
-    expectedText: string;
-  }): Promise<{ view: ThreadView }>;
   /** Resumes a failed latest turn, or regenerates a completed one. */
   retry(
     input: { threadId: string; requestKey: string; turnId?: string },
@@ -124,12 +112,48 @@ export interface ThreadService {
 }
 
 /**
+ * Control of a turn under way, on the in-process service that
+ * `host.threads()` returns (the HTTP API of http.md does not route these).
+ */
+export interface ThreadServiceWave2 {
+  /** A durable instruction for the turn under way: it ends the provider request in flight and joins the next one. */
+  steer(
+    input: { threadId: string; requestKey: string; text: string },
+  ): Promise<{ view: ThreadView }>;
+  /** Replaces a queued input's text; `expectedText` must equal the current text (else `request_conflict`). */
+  editQueued(input: {
+    threadId: string;
+    requestKey: string;
+    queueId: string;
+    text: string;
+    expectedText: string;
+  }): Promise<{ view: ThreadView }>;
+  /** The full output of a tool call that reached the model shortened. */
+  artifact(threadId: string, artifactId: string): Promise<Artifact>;
+  /** Stops the turn under way; `includeDescendants` also stops child threads. */
+  cancel(
+    input: {
+      threadId: string;
+      requestKey: string;
+      mode?: "immediate" | "graceful";
+      includeDescendants?: boolean;
+    },
+  ): Promise<{ view: ThreadView }>;
+}
+
+/** The service `host.threads()` returns: every command and query, turn control included. */
+export type LocalThreadService = ThreadService & ThreadServiceWave2;
+
+/**
  * Builds the service over a shared context.
  *
  * @param ctx journal, actors and run wiring
  * @param staticAgent the agent when the host passed `{ agent }` (for context figures)
  */
-export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): ThreadService {
+export function createThreadService(
+  ctx: ServiceContext,
+  staticAgent?: Agent,
+): LocalThreadService {
   // Every failure, validation included, arrives as a rejected promise.
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {

@@ -7,6 +7,7 @@ import {
   defineTool,
   isFloretError,
   type KvStore,
+  type LocalThreadService,
   type ThreadView,
   type ToolDefinition,
 } from "@floret/engine";
@@ -42,6 +43,9 @@ export function writeTool(ran: string[], permission: "ask" | "allow" = "ask"): T
     },
   });
 }
+
+/** The engine's in-process service, with turn control (`steer`, `editQueued`). */
+export const local = (e: TestEngine): LocalThreadService => e.threads as LocalThreadService;
 
 /** Sends and waits until the thread is idle or waiting. */
 export async function sendWait(e: TestEngine, text: string): Promise<ThreadView> {
