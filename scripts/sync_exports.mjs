@@ -107,6 +107,9 @@ export function entryPackages(deno = readJson("deno.json")) {
   return result;
 }
 
+/** The packages the main entry may reach. */
+const CORE_PACKAGES = new Set(["zod", "superjson"]);
+
 /**
  * Checks the dependency policy: the core's only hard dependencies are the
  * package.json "dependencies"; every other package an entry reaches is an
@@ -137,8 +140,12 @@ export function dependencyProblems(pkg, packagesByEntry) {
     }
   }
   const core = packagesByEntry.get(".") ?? [];
-  const extra = core.filter((name) => name !== "zod");
-  if (extra.length) problems.push(`the main entry reaches more than zod: ${extra.join(", ")}`);
+  // zod, and superjson for ToolResult.structured (Date, Map, Set, BigInt and
+  // undefined must survive the journal; both are hard dependencies).
+  const extra = core.filter((name) => !CORE_PACKAGES.has(name));
+  if (extra.length) {
+    problems.push(`the main entry reaches more than zod and superjson: ${extra.join(", ")}`);
+  }
   return problems;
 }
 
