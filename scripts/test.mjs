@@ -111,7 +111,7 @@ if (!only || only.includes("neutral-core")) {
   results.push({ name: "neutral-core", code: offenders.length ? 1 : 0 });
 }
 if (!only || only.includes("core-deps")) {
-  // Importing the engine must load zod and nothing else from outside: heavy
+  // Importing the engine must load zod (and superjson) and nothing else from outside: heavy
   // packages come only through their own subpath exports.
   console.log("\n=== core-deps: packages reachable from mod.ts");
   const info = await run(bin("deno"), ["info", "--json", "mod.ts"], {}, true);
@@ -128,9 +128,11 @@ if (!only || only.includes("core-deps")) {
   // Adapters import the public `@floret/engine/spi` entry by name; a self-reference is local.
   const name = JSON.parse(readFileSync("deno.json", "utf8")).name;
   const self = (specifier) => specifier === name || specifier.startsWith(`${name}/`);
-  const extra = bare.filter((specifier) => specifier !== "zod" && !self(specifier));
+  // superjson carries ToolResult.structured through the journal (Date, Map, Set, BigInt).
+  const core = new Set(["zod", "superjson"]);
+  const extra = bare.filter((specifier) => !core.has(specifier) && !self(specifier));
   if (extra.length || info.code !== 0) {
-    console.error(`mod.ts reaches more than zod: ${extra.join(", ")}`);
+    console.error(`mod.ts reaches more than zod and superjson: ${extra.join(", ")}`);
     failed = true;
   }
   results.push({ name: "core-deps", code: extra.length || info.code !== 0 ? 1 : 0 });
