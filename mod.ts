@@ -83,7 +83,11 @@ export type {
 } from "./src/config/retry_policy.ts";
 export { openHost } from "./src/runtime/host.ts";
 export type { AgentSource, Host, HostOptions } from "./src/runtime/host.ts";
-export type { ThreadService } from "./src/runtime/thread_service.ts";
+export type {
+  LocalThreadService,
+  ThreadService,
+  ThreadServiceWave2,
+} from "./src/runtime/thread_service.ts";
 export type { UserInput } from "./src/runtime/user_input.ts";
 export type {
   Artifact,
@@ -97,6 +101,7 @@ export type {
   ThreadSummary,
   ThreadUpdate,
   ThreadView,
+  Todo,
   ToolItemStatus,
   TurnSummary,
   ViewOp,

@@ -8,6 +8,8 @@ import { agentConfigSchema } from "../validation/config_schemas.ts";
 import { parseInput } from "../validation/parse_input.ts";
 import type { Gateway } from "../provider/gateway.ts";
 import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
+import { askUserTool, todoWriteTool } from "../tools/builtin_tools.ts";
+import { BUILTIN_TOOL_NAMES } from "../tools/builtin_names.ts";
 import {
   type ProviderRetryPolicy,
   type ProviderTimeouts,
@@ -45,8 +47,14 @@ export interface AgentConfig {
   providerRetry?: ProviderRetryPolicy;
   /** Provider request timeouts. */
   timeouts?: ProviderTimeouts;
-  /** The built-in `ask_user` tool. Not yet available in this release; `true` is refused. */
+  /**
+   * The built-in `ask_user` tool (default on). Its input:
+   * `{ questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[] }`.
+   * The model calls it to ask the user; the thread waits with an "input" interaction.
+   */
   askUser?: boolean;
+  /** The built-in `todo_write` tool, which keeps `view.todos` (default on). */
+  todos?: boolean;
 }
 
 /** A validated agent, ready for `host.threads()`. */
@@ -87,9 +95,6 @@ export const DEFAULT_MAX_STEPS = 200;
  */
 export function defineAgent(config: AgentConfig): Agent {
   parseInput(agentConfigSchema, config, "agent configuration");
-  if (config.askUser === true) {
-    throw new FloretError("invalid_input", "The ask_user tool is not available in this release");
-  }
   const maxSteps = config.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new FloretError(
@@ -102,8 +107,14 @@ export function defineAgent(config: AgentConfig): Agent {
     // Refuses objects that defineTool did not make, before any run needs them.
     const { name } = implementationOf(definition);
     if (tools.has(name)) throw new FloretError("invalid_input", `Duplicate tool name: ${name}`);
+    const builtinOn = name === "ask_user" ? config.askUser !== false : config.todos !== false;
+    if (BUILTIN_TOOL_NAMES.has(name) && builtinOn) {
+      throw new FloretError("invalid_input", `Tool name is reserved for a built-in tool: ${name}`);
+    }
     tools.set(name, definition);
   }
+  if (config.askUser !== false) tools.set(askUserTool().name, askUserTool());
+  if (config.todos !== false) tools.set(todoWriteTool().name, todoWriteTool());
   const agent: Agent = {
     id: config.id,
     name: config.name,

@@ -6,8 +6,10 @@
  *
  * @module
  */
-import type { TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
+import type { InteractionsReader } from "../projection/interactions.ts";
+import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
 
@@ -41,6 +43,20 @@ export class CommitFailures {
       get history(): HistoryReader {
         return host.history;
       },
+      get interactions(): InteractionsReader {
+        return host.interactions;
+      },
+      get openCalls(): OpenCallsReader {
+        return host.openCalls;
+      },
+      stepSignal: () => host.stepSignal(),
+      steerCount: () => host.steerCount(),
+      takeSteered: () => host.takeSteered(),
+      secrets: () => host.secrets(),
+      commitEntries: (entries: NewEntry[], artifacts: Artifact[]) =>
+        mark(() => host.commitEntries(entries, artifacts)),
+      // Parking commits the `waiting` status: its failure is the store's too.
+      park: () => mark(() => host.park()),
       signal: host.signal,
       toolSignal: host.toolSignal,
       observing: host.observing,
@@ -51,10 +67,13 @@ export class CommitFailures {
         host.liveDelta(step, kind, delta);
       },
       dropLive: (step) => host.dropLive(step),
-      commitStep: (step: NewStep, end?: { outcome: TurnOutcome }) =>
-        mark(() => host.commitStep(step, end)),
-      commitResults: (results: NewResults, artifacts: Artifact[]) =>
-        mark(() => host.commitResults(results, artifacts)),
+      commitStep: (
+        step: NewStep,
+        end?: { outcome: TurnOutcome; steers?: number },
+        also?: NewEntry[],
+      ) => mark(() => host.commitStep(step, end, also)),
+      commitResults: (results: NewResults, artifacts: Artifact[], also?: NewEntry[]) =>
+        mark(() => host.commitResults(results, artifacts, also)),
       endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
         mark(() => host.endTurn(outcome, failure)),
       batchStarted: (batch) => host.batchStarted(batch),

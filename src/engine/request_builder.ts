@@ -10,7 +10,7 @@ import { canonicalJson } from "../identity/canonical_json.ts";
 import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
 import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
-import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
+import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
 
 interface AgentParts {
@@ -48,6 +48,7 @@ function partsOf(agent: Agent): AgentParts {
  * @param history the thread's provider history
  * @param turnId the running turn (its supplemental context is included)
  * @param threadId the thread, whose id becomes the request's prompt-cache key
+ * @param secrets answers messages with secret values, by interaction id: sent, never fingerprinted
  * @returns the frozen request
  */
 export async function buildRequest(
@@ -55,12 +56,20 @@ export async function buildRequest(
   history: HistoryReader,
   turnId: string,
   threadId: string,
+  secrets?: ReadonlyMap<string, ProviderMessage>,
 ): Promise<ProviderRequest> {
   const parts = partsOf(agent);
   const projected = history.messages(turnId, stateKeyOf(agent));
   const messages = new Array(projected.length + 1);
   messages[0] = parts.system.message;
   for (let i = 0; i < projected.length; i++) messages[i + 1] = projected[i].message;
+  if (secrets?.size) {
+    for (let i = 0; i < projected.length; i++) {
+      const id = projected[i].interactionId;
+      const secret = id === undefined ? undefined : secrets.get(id);
+      if (secret) messages[i + 1] = secret;
+    }
+  }
   const maxOutputTokens = agent.context.maxOutputTokens;
   // Assembled by hand from cached pieces; equal to canonicalJson() of the same object
   // (keys in sorted order, undefined fields left out), which a test checks.

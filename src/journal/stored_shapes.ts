@@ -13,6 +13,12 @@ const str = z.string();
 const num = z.number();
 const outcome = z.enum(["completed", "failed", "cancelled", "interrupted"]);
 const input = z.looseObject({ text: str, attachments: z.array(z.unknown()).optional() });
+const question = z.looseObject({
+  id: str,
+  prompt: str,
+  options: z.array(str).optional(),
+  secret: z.boolean().optional(),
+});
 const supplemental = z.array(z.looseObject({ title: str, text: str })).optional();
 
 /** The schema marker. */
@@ -35,6 +41,7 @@ export const threadRecordShape: z.ZodType = z.looseObject({
     owner: str.optional(),
     leaseUntil: num.optional(),
   }).optional(),
+  waiting: z.looseObject({ turnId: str, runId: str }).optional(),
   queue: z.array(z.looseObject({
     id: str,
     requestKey: str,
@@ -92,8 +99,9 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         name: str,
         arguments: str,
         invalid: str.optional(),
-        decision: z.enum(["allow", "deny"]).optional(),
+        decision: z.enum(["allow", "ask", "deny"]).optional(),
         needsApproval: z.boolean().optional(),
+        interactionId: str.optional(),
         repeated: z.boolean().optional(),
       })),
       finish: str,
@@ -103,7 +111,10 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       dispatched: z.array(str).optional(),
     }),
   ],
-  ["tool_dispatched", z.looseObject({ ...base, runId: str, callIds: z.array(str) })],
+  [
+    "tool_dispatched",
+    z.looseObject({ ...base, runId: str, callIds: z.array(str), safe: z.array(str).optional() }),
+  ],
   [
     "tool_results",
     z.looseObject({
@@ -115,6 +126,8 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         status: z.enum(["completed", "error", "denied", "cancelled", "unknown"]),
         output: str,
         artifactId: str.optional(),
+        // Any JSON: tool data, or the todo list of `todo_write`.
+        structured: z.unknown().optional(),
       })),
     }),
   ],
@@ -127,4 +140,35 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       failure: z.looseObject({ code: str, message: str }).optional(),
     }),
   ],
+  [
+    "interaction_opened",
+    z.looseObject({
+      ...base,
+      runId: str,
+      interactionId: str,
+      interaction: z.enum(["approval", "input"]),
+      callId: str.optional(),
+      toolName: str.optional(),
+      questions: z.array(question).optional(),
+      reaskOf: str.optional(),
+    }),
+  ],
+  [
+    "interaction_resolved",
+    z.looseObject({
+      ...base,
+      interactionId: str,
+      resolution: z.discriminatedUnion("type", [
+        z.looseObject({ type: z.literal("decision"), decision: z.enum(["approve", "deny"]) }),
+        z.looseObject({
+          type: z.literal("answers"),
+          answers: z.array(z.looseObject({ questionId: str, value: str })),
+          redacted: z.array(str),
+        }),
+        z.looseObject({ type: z.literal("cancelled") }),
+      ]),
+      runId: str.optional(),
+    }),
+  ],
+  ["steer", z.looseObject({ ...base, steerId: str, text: str })],
 ]);

@@ -41,6 +41,8 @@ export interface ThreadRecord {
     /** Epoch ms until which the owner's claim holds without renewal. */
     leaseUntil?: number;
   };
+  /** The turn that waits for interactions (status `waiting`): no run owns it until `respond`. */
+  waiting?: { turnId: string; runId: string };
   queue: QueuedItem[];
   /** The latest turn and how it ended, for `retry`. */
   lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean };

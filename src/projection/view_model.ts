@@ -6,7 +6,7 @@
  * @module
  */
 import type { Usage } from "../provider/gateway.ts";
-import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
+import type { ThreadItem, Todo, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
 import type {
   Entry,
   StepEntry,
@@ -14,6 +14,8 @@ import type {
   TurnEndedEntry,
   TurnStartedEntry,
 } from "../journal/entries.ts";
+import { type InteractionsReader, publicInteraction } from "./interactions.ts";
+import { ASK_USER_TOOL, TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -31,10 +33,15 @@ export const itemIds = {
   thinking: (runId: string, step: number): string => `${runId}:${step}:thinking`,
   assistant: (runId: string, step: number): string => `${runId}:${step}:assistant`,
   tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
+  interaction: (interactionId: string): string => `${interactionId}:item`,
+  steer: (steerId: string): string => `${steerId}:user`,
 };
 
 /** What readers of a view may use: items, turns and lookups, none of the changes. */
-export type ViewReader = Pick<ViewModel, "items" | "turns" | "item" | "seqOf" | "turnEndSeq">;
+export type ViewReader = Pick<
+  ViewModel,
+  "items" | "turns" | "item" | "seqOf" | "turnEndSeq" | "todos"
+>;
 
 /** A thread's items and turns, built from entries plus the live overlay. */
 export class ViewModel {
@@ -47,11 +54,20 @@ export class ViewModel {
   readonly #liveBytes = new Map<string, number>();
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
   readonly #toolItems = new Map<string, string>();
+  /** Interaction id → the item that shows it (a tool item or an interaction item). */
+  readonly #interactionItems = new Map<string, string>();
   readonly #sink: OpSink;
+  readonly #interactions: InteractionsReader;
+  /** The latest list written by `todo_write`. */
+  todos: Todo[] = [];
 
-  /** @param sink receives every change, in order */
-  constructor(sink: OpSink) {
+  /**
+   * @param sink receives every change, in order
+   * @param interactions the path's interactions, applied before this view sees each entry
+   */
+  constructor(sink: OpSink, interactions: InteractionsReader) {
     this.#sink = sink;
+    this.#interactions = interactions;
   }
 
   /** Applies one committed entry. */
@@ -63,11 +79,30 @@ export class ViewModel {
         return this.#step(entry);
       case "tool_dispatched":
         for (const callId of entry.callIds) this.#setToolStatus(entry.runId, callId, "running");
+        for (const callId of entry.safe ?? []) this.#setToolStatus(entry.runId, callId, "running");
         return;
       case "tool_results":
-        return this.#toolResults(entry);
+        this.#toolResults(entry);
+        return this.#todosFrom(entry);
       case "turn_ended":
-        return this.#turnEnded(entry);
+        this.#turnEnded(entry);
+        return this.#refreshInteractions(entry.turnId);
+      case "interaction_opened":
+        return this.#interactionOpened(entry.interactionId, entry.seq);
+      case "interaction_resolved":
+        return this.#interactionResolved(entry.interactionId, entry.seq);
+      case "steer": {
+        const id = itemIds.steer(entry.steerId);
+        this.#itemSeq.set(id, entry.seq);
+        return this.#add({
+          id,
+          ordinal: 0,
+          kind: "user",
+          turnId: entry.turnId,
+          createdAt: entry.at,
+          text: entry.text,
+        });
+      }
       default: {
         const never: never = entry;
         throw new Error(`Unhandled entry ${(never as Entry).kind}`);
@@ -165,11 +200,17 @@ export class ViewModel {
     } else this.dropLive(runId, step);
     for (const call of entry.calls) {
       if (call.invalid) continue; // rejected calls have no item; their feedback is in the journal
+      // An `ask_user` call is shown by its interaction item alone.
+      if (call.name === ASK_USER_TOOL && call.interactionId && call.decision !== "ask") continue;
       const id = itemIds.tool(runId, step, call.callId);
       this.#toolItems.set(`${runId}|${call.callId}`, id);
       this.#itemSeq.set(id, entry.seq);
-      // Allowed calls run as soon as the step is committed (approvals come with interactions).
-      const status: ToolItemStatus = call.decision === "deny" ? "denied" : "running";
+      // Allowed calls run as soon as the step is committed; others wait for their approval.
+      const status: ToolItemStatus = call.decision === "deny"
+        ? "denied"
+        : call.decision === "ask"
+        ? "waiting_approval"
+        : "running";
       this.#add({
         id,
         ordinal: 0,
@@ -218,10 +259,92 @@ export class ViewModel {
         },
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
+      if (result.structured !== undefined && updated.tool) {
+        updated.tool.structured = result.structured;
+      }
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
       this.#emit(() => ({ op: "replace", item: updated }));
     }
+  }
+
+  #todosFrom(entry: ToolResultsEntry): void {
+    for (const result of entry.results) {
+      if (result.name !== TODO_WRITE_TOOL || result.status !== "completed") continue;
+      const todos = todosOf(result.structured);
+      if (!todos) continue;
+      this.todos = todos;
+      this.#emit(() => ({ op: "component", name: "todos", value: this.todos.slice() }));
+    }
+  }
+
+  #interactionOpened(interactionId: string, seq: number): void {
+    const state = this.#interactions.get(interactionId);
+    if (!state) return;
+    if (state.kind === "approval" && state.callId !== undefined) {
+      const id = this.#toolItems.get(`${state.runId}|${state.callId}`);
+      if (id !== undefined) this.#interactionItems.set(interactionId, id);
+    } else {
+      const id = itemIds.interaction(interactionId);
+      this.#itemSeq.set(id, seq);
+      this.#interactionItems.set(interactionId, id);
+      this.#add({
+        id,
+        ordinal: 0,
+        kind: "interaction",
+        turnId: state.turnId,
+        runId: state.runId,
+        createdAt: state.openedAt,
+      });
+    }
+    this.#showInteraction(interactionId);
+    this.#emitPending();
+  }
+
+  #interactionResolved(interactionId: string, seq: number): void {
+    const state = this.#interactions.get(interactionId);
+    if (!state) return;
+    const id = this.#interactionItems.get(interactionId);
+    if (id !== undefined && state.kind !== "approval") this.#itemSeq.set(id, seq);
+    this.#showInteraction(interactionId);
+    const resolution = state.resolution;
+    if (state.kind === "approval" && state.callId !== undefined && resolution) {
+      const status: ToolItemStatus = resolution.type === "decision"
+        ? resolution.decision === "approve" ? "pending" : "denied"
+        : "cancelled";
+      this.#setToolStatus(state.runId, state.callId, status);
+    }
+    this.#emitPending();
+  }
+
+  /** Interactions a turn's end closed: their items show them resolved. */
+  #refreshInteractions(turnId: string): void {
+    let changed = false;
+    for (const [interactionId, itemId] of this.#interactionItems) {
+      const item = this.item(itemId);
+      if (item?.turnId !== turnId || item.interaction?.status !== "pending") continue;
+      this.#showInteraction(interactionId);
+      changed = true;
+    }
+    if (changed) this.#emitPending();
+  }
+
+  #showInteraction(interactionId: string): void {
+    const state = this.#interactions.get(interactionId);
+    const id = this.#interactionItems.get(interactionId);
+    const index = id === undefined ? undefined : this.#itemIndex.get(id);
+    if (!state || index === undefined) return;
+    const updated: ThreadItem = { ...this.items[index], interaction: publicInteraction(state) };
+    this.items[index] = updated;
+    this.#emit(() => ({ op: "replace", item: updated }));
+  }
+
+  #emitPending(): void {
+    this.#emit(() => ({
+      op: "component",
+      name: "pending",
+      value: this.#interactions.pending().map(publicInteraction),
+    }));
   }
 
   #setToolStatus(runId: string, callId: string, status: ToolItemStatus): void {

@@ -30,7 +30,21 @@ export interface Interaction {
   callId?: string;
   toolName?: string;
   questions?: { id: string; prompt: string; secret?: boolean; options?: string[] }[];
+  /** How it was resolved; secret answers appear only as question ids in `redacted`. */
+  resolution?: {
+    decision?: "approve" | "deny";
+    answers?: { questionId: string; value: string }[];
+    redacted?: string[];
+    cancelled?: boolean;
+  };
+  /** When it was opened. */
+  createdAt?: string;
+  /** When it was resolved. */
+  resolvedAt?: string;
 }
+
+export type { Todo } from "../tools/builtin_names.ts";
+import type { Todo } from "../tools/builtin_names.ts";
 
 /** One entry of the conversation as a person sees it. Ids and ordinals are stable. */
 export interface ThreadItem {
@@ -51,6 +65,8 @@ export interface ThreadItem {
     output?: string;
     /** The full output is kept as this artifact (the model saw a bounded head and tail). */
     artifactId?: string;
+    /** The handler's `structured` value, decoded (Date, Map, Set, BigInt and undefined survive). */
+    structured?: unknown;
   };
   interaction?: Interaction;
 }
@@ -96,6 +112,8 @@ export interface ThreadView {
   pending: Interaction[];
   queue: QueuedInput[];
   turns: TurnSummary[];
+  /** The todo list the model keeps with `todo_write`; `[]` on a new thread. */
+  todos: Todo[];
   runProgress?: RunProgress;
   /** Process-local ordering of updates; not a durable cursor. */
   viewVersion: number;
@@ -119,7 +137,7 @@ export type ViewOp =
   | { op: "remove"; itemId: string }
   | {
     op: "component";
-    name: "status" | "pending" | "queue" | "turns" | "runProgress" | "title";
+    name: "status" | "pending" | "queue" | "turns" | "runProgress" | "title" | "todos";
     value: unknown;
   };
 

@@ -18,7 +18,7 @@ import { recoverThreads } from "./recovery.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { LeaseKeeper } from "./lease_keeper.ts";
 import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
-import { createThreadService, type ThreadService } from "./thread_service.ts";
+import { createThreadService, type LocalThreadService } from "./thread_service.ts";
 
 /** Where a turn's agent comes from. */
 export type AgentSource =
@@ -28,7 +28,7 @@ export type AgentSource =
 /** An engine instance over one store. */
 export interface Host {
   /** The ThreadService; the same options return the same service. */
-  threads(options: AgentSource): ThreadService;
+  threads(options: AgentSource): LocalThreadService;
   /** Stops admission, aborts running work, waits for it (bounded by `signal`), closes the store. */
   shutdown(options?: { signal?: AbortSignal }): Promise<void>;
 }
@@ -106,7 +106,7 @@ class EngineHost implements Host {
   readonly #leases: LeaseKeeper;
   #closed = false;
   #shutdown: Promise<void> | undefined;
-  #service: { source: AgentSource; service: ThreadService } | undefined;
+  #service: { source: AgentSource; service: LocalThreadService } | undefined;
 
   constructor(
     journal: Journal,
@@ -121,7 +121,7 @@ class EngineHost implements Host {
     this.#leases = new LeaseKeeper(this.#actors, ownership);
   }
 
-  threads(options: AgentSource): ThreadService {
+  threads(options: AgentSource): LocalThreadService {
     if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
     const source = typeof options === "object" && options !== null ? options : undefined;
     const agent = source && "agent" in source ? source.agent : undefined;

@@ -26,6 +26,38 @@ export function deleteQueued(
   });
 }
 
+/** Replaces a queued input's text when it still reads `expectedText` (else `request_conflict`). */
+export function editQueued(
+  ctx: ServiceContext,
+  command: {
+    threadId: string;
+    requestKey: string;
+    queueId: string;
+    text: string;
+    expectedText: string;
+  },
+): Promise<{ view: ThreadView }> {
+  const { queueId, text, expectedText } = command;
+  const input = { queueId, text, expectedText };
+  return viewCommand(ctx, command, "editQueued", input, async (actor, key) => {
+    const item = queuedItem(actor, queueId);
+    if (item.input.text !== expectedText) {
+      throw new FloretError(
+        "request_conflict",
+        `Queued input ${queueId} has changed since it was read`,
+      );
+    }
+    const queue = actor.record.queue.map((queued) =>
+      queued === item ? { ...queued, input: { ...queued.input, text } } : queued
+    );
+    await actor.commit({
+      record: { ...actor.record, queue, updatedAt: new Date().toISOString() },
+      request: claimOf(key),
+    });
+    actor.publishStatus();
+  });
+}
+
 /**
  * The queued input with this id.
  *

@@ -12,10 +12,12 @@ import type { HistoryReader } from "../projection/history_model.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
+import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
@@ -54,6 +56,8 @@ export class ThreadActor {
   /** A commit failed: memory may differ from the store until the next read. */
   #unsure = false;
   readonly #onCommitFailed: ((actor: ThreadActor) => void) | undefined;
+  // Secret answers given while no run of their turn was alive: memory only, for the next run.
+  readonly #heldSecrets = new Map<string, { turnId: string; message: ProviderMessage }>();
 
   private constructor(
     threadId: string,
@@ -100,6 +104,11 @@ export class ThreadActor {
     return this.#projections.openCalls;
   }
 
+  /** Approvals and questions of the path. */
+  get interactions(): InteractionsReader {
+    return this.#projections.interactions;
+  }
+
   /** The record as last committed or read. */
   get record(): ThreadRecord {
     return this.#current.record;
@@ -136,7 +145,7 @@ export class ThreadActor {
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
     return this.#queued === 0 && !this.#run && !this.record.active &&
-      !this.publisher.hasSubscribers;
+      !this.publisher.hasSubscribers && this.#heldSecrets.size === 0;
   }
 
   /**
@@ -211,6 +220,20 @@ export class ThreadActor {
     }
     this.#run = run;
     this.#stopping = false;
+    if (this.#heldSecrets.size > 0) this.#handSecrets(run);
+  }
+
+  /** Keeps a secret-bearing answers message until a run of its turn starts here. */
+  holdSecret(turnId: string, interactionId: string, message: ProviderMessage): void {
+    this.#heldSecrets.set(interactionId, { turnId, message });
+  }
+
+  /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
+  #handSecrets(run: ActiveRun): void {
+    for (const [interactionId, held] of this.#heldSecrets) {
+      if (held.turnId === run.turnId) run.addSecret(interactionId, held.message);
+    }
+    this.#heldSecrets.clear();
   }
 
   /** The run returned; if it is still this actor's run, the actor lets it go and says so. */
@@ -293,9 +316,10 @@ export class ThreadActor {
       threadId: record.id,
       status: this.status,
       items: this.view.items.map((item) => ({ ...item })),
-      pending: [],
+      pending: this.interactions.pending().map(publicInteraction),
       queue: this.queueView(),
       turns: this.view.turns.map((turn) => ({ ...turn })),
+      todos: this.view.todos.map((todo) => ({ ...todo })),
       viewVersion: this.publisher.version,
     };
     if (record.title !== undefined) view.title = record.title;

@@ -147,7 +147,7 @@ async function startTurn(
 /** Commands that cannot queue refuse a thread with a turn in progress. */
 async function assertIdle(actor: ThreadActor): Promise<void> {
   await settleOrphan(actor);
-  if (actor.record.active || actor.run) {
-    throw new FloretError("thread_busy", `Thread is running a turn: ${actor.threadId}`);
+  if (actor.record.active || actor.record.waiting || actor.run) {
+    throw new FloretError("thread_busy", `Thread has a turn under way: ${actor.threadId}`);
   }
 }

@@ -49,6 +49,7 @@ export function planTurnEnd(
     },
   };
   delete next.active;
+  delete next.waiting;
   return { record: next, entries: [ended] };
 }
 

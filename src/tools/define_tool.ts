@@ -39,6 +39,13 @@ export interface ToolResult {
   structured?: unknown;
   /** `uncertain`: the side effect may or may not have happened (settled like a crash: `unknown`). */
   effectOutcome?: "confirmed" | "uncertain";
+  /**
+   * Ask the user: the thread waits with an "input" interaction, and the
+   * answers reach the model as one user message after this result.
+   */
+  inputRequired?: {
+    questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[];
+  };
 }
 
 /**

@@ -61,6 +61,7 @@ export interface AgentConfigShape {
   };
   timeouts?: { firstOutputMs?: number; betweenOutputsMs?: number; attemptMs?: number };
   askUser?: boolean;
+  todos?: boolean;
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -97,6 +98,7 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
     attemptMs: nonNegative.optional(),
   }).optional(),
   askUser: z.boolean().optional(),
+  todos: z.boolean().optional(),
 });
 
 /** What `openHost` checks in its options. */
