@@ -41,7 +41,9 @@ export type TurnFailureCode =
   | "context_compaction_limit"
   | "max_steps"
   | "tool_repetition"
-  | "model_context_unavailable";
+  | "model_context_unavailable"
+  /** Stopped by `host.prepareRestore()` on a restored store; never retryable. */
+  | "restored_turn";
 
 /**
  * Every error the engine throws at a caller. `code` is stable; the message is

@@ -45,6 +45,12 @@ export interface AgentConfig {
   timeouts?: ProviderTimeouts;
   /** The built-in `ask_user` tool. Not yet available in this release; `true` is refused. */
   askUser?: boolean;
+  /**
+   * Titles: `"host"` (default) keeps the first message's first line as a
+   * fallback title; `"provider"` also asks this agent's gateway for a title in
+   * the background after the first message is admitted. A host title always wins.
+   */
+  titles?: "host" | "provider";
 }
 
 /** A validated agent, ready for `host.threads()`. */
@@ -65,6 +71,8 @@ export interface Agent {
   readonly maxSteps: number;
   /** Provider recovery and timeouts with every default filled in. */
   readonly retry: ResolvedRetryPolicy;
+  /** How the thread's title is made. */
+  readonly titles: "host" | "provider";
 }
 
 /** The default step limit per turn. */
@@ -96,6 +104,10 @@ export function defineAgent(config: AgentConfig): Agent {
   if (config.askUser === true) {
     throw new FloretError("invalid_input", "The ask_user tool is not available in this release");
   }
+  const titles = config.titles ?? "host";
+  if (titles !== "host" && titles !== "provider") {
+    throw new FloretError("invalid_input", `Agent titles must be "host" or "provider": ${titles}`);
+  }
   const maxSteps = config.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new FloretError(
@@ -119,5 +131,6 @@ export function defineAgent(config: AgentConfig): Agent {
     context: { ...config.context },
     maxSteps,
     retry: resolveRetryPolicy(config.providerRetry, config.timeouts),
+    titles,
   };
 }

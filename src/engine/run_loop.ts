@@ -170,7 +170,7 @@ export async function runTurn(
       () => host.newId("artifact"),
     );
     host.batchStarted(batch);
-    const { outcomes, artifacts } = await batch;
+    const { outcomes, artifacts, rejectedActivity } = await batch;
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,
@@ -186,6 +186,8 @@ export async function runTurn(
         durationMs: Date.now() - started,
       });
     }
+
+    for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
 
     if (outcomes.some((outcome) => outcome.status === "unknown")) {
       await host.endTurn("failed", {

@@ -7,6 +7,7 @@
 import type { ToolOutcome } from "../journal/entries.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import type { ToolContext } from "../tools/define_tool.ts";
+import { normaliseActivity } from "../tools/tool_activity.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 
 /** Outputs longer than this reach the model as head + tail. */
@@ -16,6 +17,8 @@ export const MAX_MODEL_OUTPUT_BYTES = 64 * 1024;
 export interface BatchResult {
   outcomes: ToolOutcome[];
   artifacts: Artifact[];
+  /** Activities that were dropped for their shape, by call. */
+  rejectedActivity: { callId: string; problem: string }[];
 }
 
 /**
@@ -31,6 +34,7 @@ export async function runBatch(
   newArtifactId: () => string,
 ): Promise<BatchResult> {
   const artifacts: Artifact[] = [];
+  const rejectedActivity: BatchResult["rejectedActivity"] = [];
   const outcomes = await Promise.all(planned.map(async (call): Promise<ToolOutcome> => {
     const { record } = call;
     const base = { callId: record.callId, name: record.name };
@@ -53,7 +57,7 @@ export async function runBatch(
         output: `The call to ${record.name} was not run: ${why}.`,
       };
     }
-    const outcome = await execute(call, { ...context, callId: record.callId });
+    const outcome = await execute(call, { ...context, callId: record.callId }, rejectedActivity);
     if (
       outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 &&
       byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES
@@ -70,10 +74,14 @@ export async function runBatch(
     }
     return outcome;
   }));
-  return { outcomes, artifacts };
+  return { outcomes, artifacts, rejectedActivity };
 }
 
-async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOutcome> {
+async function execute(
+  call: PlannedCall,
+  context: ToolContext,
+  rejectedActivity: BatchResult["rejectedActivity"],
+): Promise<ToolOutcome> {
   const base = { callId: call.record.callId, name: call.record.name };
   try {
     const value = await call.tool!.execute(call.input, context);
@@ -88,6 +96,11 @@ async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOut
         output: value.output,
       };
       if (value.structured !== undefined) outcome.structured = value.structured;
+      if (value.activity !== undefined) {
+        const checked = normaliseActivity(value.activity);
+        if ("activity" in checked) outcome.activity = checked.activity;
+        else rejectedActivity.push({ callId: base.callId, problem: checked.problem });
+      }
       return outcome;
     }
     return { ...base, status: "completed", output: stringify(value) };
@@ -102,6 +115,7 @@ function isToolResult(value: unknown): value is {
   isError?: boolean;
   structured?: unknown;
   effectOutcome?: string;
+  activity?: unknown;
 } {
   return typeof value === "object" && value !== null &&
     typeof (value as { output?: unknown }).output === "string";

@@ -7,6 +7,7 @@
  */
 import type { TurnFailureCode } from "../errors.ts";
 import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
+import type { ToolActivity } from "../tools/tool_activity.ts";
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
@@ -49,6 +50,8 @@ export interface ToolOutcome {
   /** The full output, when it was too long for the model. */
   artifactId?: string;
   structured?: unknown;
+  /** Display facts the tool returned, validated and bounded. */
+  activity?: ToolActivity;
 }
 
 /** How a turn ended. */

@@ -14,6 +14,8 @@ import type {
   TurnEndedEntry,
   TurnStartedEntry,
 } from "../journal/entries.ts";
+import { itemIds } from "./item_ids.ts";
+import { TurnTimeline } from "./turn_timeline.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -25,13 +27,7 @@ export interface OpSink {
   touch(): void;
 }
 
-/** The item id scheme: derived from the journal, so live and settled items share ids. */
-export const itemIds = {
-  user: (turnId: string): string => `${turnId}:user`,
-  thinking: (runId: string, step: number): string => `${runId}:${step}:thinking`,
-  assistant: (runId: string, step: number): string => `${runId}:${step}:assistant`,
-  tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
-};
+export { itemIds } from "./item_ids.ts";
 
 /** What readers of a view may use: items, turns and lookups, none of the changes. */
 export type ViewReader = Pick<ViewModel, "items" | "turns" | "item" | "seqOf" | "turnEndSeq">;
@@ -48,6 +44,7 @@ export class ViewModel {
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
   readonly #toolItems = new Map<string, string>();
   readonly #sink: OpSink;
+  readonly #timeline = new TurnTimeline();
 
   /** @param sink receives every change, in order */
   constructor(sink: OpSink) {
@@ -56,13 +53,16 @@ export class ViewModel {
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
+    this.#timeline.apply(entry);
     switch (entry.kind) {
       case "turn_started":
         return this.#turnStarted(entry);
       case "step":
         return this.#step(entry);
       case "tool_dispatched":
-        for (const callId of entry.callIds) this.#setToolStatus(entry.runId, callId, "running");
+        for (const callId of entry.callIds) {
+          this.#setToolStatus(entry.runId, callId, "running", entry.at);
+        }
         return;
       case "tool_results":
         return this.#toolResults(entry);
@@ -136,7 +136,7 @@ export class ViewModel {
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
-    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at };
+    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at, finalItemIds: [] };
     if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
     this.#turnIndex.set(entry.turnId, this.turns.length);
     this.turns.push(summary);
@@ -170,15 +170,15 @@ export class ViewModel {
       this.#itemSeq.set(id, entry.seq);
       // Allowed calls run as soon as the step is committed (approvals come with interactions).
       const status: ToolItemStatus = call.decision === "deny" ? "denied" : "running";
-      this.#add({
-        id,
-        ordinal: 0,
-        kind: "tool",
-        turnId,
-        runId,
-        createdAt: entry.at,
-        tool: { callId: call.callId, name: call.name, arguments: call.arguments, status },
-      });
+      const tool: NonNullable<ThreadItem["tool"]> = {
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+        status,
+      };
+      // An allowed call is dispatched by the commit of its step.
+      if (call.decision === "allow" && !call.repeated) tool.startedAt = entry.at;
+      this.#add({ id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool });
     }
     this.#addUsage(turnId, entry.usage);
   }
@@ -215,21 +215,24 @@ export class ViewModel {
           status: result.status,
           output: result.output,
           artifactId: result.artifactId,
+          endedAt: entry.at,
         },
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
+      if (result.activity) updated.tool!.activity = structuredClone(result.activity);
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
       this.#emit(() => ({ op: "replace", item: updated }));
     }
   }
 
-  #setToolStatus(runId: string, callId: string, status: ToolItemStatus): void {
+  #setToolStatus(runId: string, callId: string, status: ToolItemStatus, startedAt?: string): void {
     const id = this.#toolItems.get(`${runId}|${callId}`);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items[index];
     const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
+    if (startedAt !== undefined) updated.tool!.startedAt ??= startedAt;
     this.items[index] = updated;
     this.#emit(() => ({ op: "replace", item: updated }));
   }
@@ -239,6 +242,10 @@ export class ViewModel {
     if (index === undefined) return;
     const turn = { ...this.turns[index], outcome: entry.outcome, endedAt: entry.at };
     turn.durationMs = Date.parse(entry.at) - Date.parse(turn.startedAt);
+    Object.assign(
+      turn,
+      this.#timeline.facts(entry.turnId, turn.startedAt, entry.at, entry.outcome === "completed"),
+    );
     if (entry.failure) turn.failure = { ...entry.failure };
     this.turns[index] = turn;
     this.#turnEndSeq.set(entry.turnId, entry.seq);
