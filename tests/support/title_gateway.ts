@@ -54,6 +54,7 @@ export function titleGateway(steps: ScriptStep[], answer: TitleAnswer): TitleGat
               once: true,
             });
           });
+          return;
         }
         if ("release" in answer) await answer.release;
         if ("error" in answer) throw new Error(answer.error);
