@@ -109,8 +109,18 @@ describe("deferred execution", () => {
     assert.equal(replay.queued, true);
     assert.equal(gateway.requests.length, 0);
 
+    // A wait begun while deferred ends once activation settles the leftover turn.
+    // (Its own timeout is far away; a generous bound below tells "woken" from "timed out".)
+    const waiting = threads.waitForIdle(busy, { timeoutMs: 60_000 });
     await host.activate();
     await host.activate(); // idempotent
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const woken = await Promise.race([
+      waiting.then((v) => v.status),
+      new Promise<string>((resolve) => (bound = setTimeout(() => resolve("not woken"), 5_000))),
+    ]);
+    clearTimeout(bound);
+    assert.equal(woken, "idle");
     // Activation settled the turn the previous process left.
     const settled = await threads.view(busy);
     assert.equal(settled.status, "idle");

@@ -122,6 +122,7 @@ describe("provider titles", () => {
     const e = await providerHost([{ text: "Sure, let us plan it." }], {
       text: '"Lisbon trip planning."\nextra',
     });
+    const updates = e.threads.subscribe(e.threadId)[Symbol.asyncIterator]();
     const sent = await e.threads.send({
       threadId: e.threadId,
       requestKey: "s",
@@ -136,6 +137,21 @@ describe("provider titles", () => {
     );
     assert.equal(view.title, "Lisbon trip planning");
     assert.equal(view.titleGeneration, 1);
+    // Subscribers see each title state as a component, in order.
+    const states: unknown[] = [];
+    while (!states.some((state) => (state as { titleStatus: string }).titleStatus === "ready")) {
+      const next = await updates.next();
+      if (next.done) break;
+      if (next.value.type !== "batch") continue;
+      for (const op of next.value.ops) {
+        if (op.op === "component" && op.name === "titleState") states.push(op.value);
+      }
+    }
+    await updates.return?.();
+    assert.deepEqual(states, [
+      { title: "Plan a trip to Lisbon", titleStatus: "pending", titleGeneration: 1 },
+      { title: "Lisbon trip planning", titleStatus: "ready", titleGeneration: 1 },
+    ]);
     const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 5_000 });
     assert.deepEqual(idle.items.map((item) => item.kind), ["user", "assistant"]);
     assert.equal(e.gateway.titleRequests.length, 1);

@@ -187,7 +187,11 @@ class EngineHost implements Host {
 
   activate(): Promise<void> {
     if (this.#closed) return Promise.reject(new FloretError("host_closed", "Host is shut down"));
-    return this.#gate.activate(() => this.recover());
+    return this.#gate.activate(async () => {
+      await this.recover();
+      // Reads may have loaded actors before recovery wrote: they catch up (and wake their waiters).
+      for (const actor of this.#actors.all()) await actor.exclusive(() => actor.sync());
+    });
   }
 
   async prepareRestore(): Promise<RestoreReport> {

@@ -73,7 +73,8 @@ async function prepareThread(actor: ThreadActor, report: RestoreReport): Promise
   await actor.sync();
   if (actor.record.deleted) return;
   const released = pendingInteractions(actor);
-  const settled = actor.record.active ? planSettlement(actor, "restored") : undefined;
+  // Whatever the thread has unfinished (a running or a waiting turn) is stopped.
+  const settled = planSettlement(actor, "restored");
   const base = settled?.record ?? actor.record;
   const queued = base.queue;
   if (!settled && queued.length === 0) return;
@@ -98,5 +99,5 @@ async function prepareThread(actor: ThreadActor, report: RestoreReport): Promise
  * projected `pending` list, which is empty until interactions are recorded.)
  */
 function pendingInteractions(actor: ThreadActor): number {
-  return actor.record.active ? actor.snapshot().pending.length : 0;
+  return actor.snapshot().pending.length;
 }

@@ -33,7 +33,8 @@ export interface FirstMessageTitle {
  * Applies the title rules of a first accepted message to the record about to
  * be committed with it: nothing when the thread already has a title (or a
  * claim); otherwise the fallback title, and for a `provider` agent being
- * admitted, a pending claim under the next generation.
+ * admitted, a pending claim under the next generation. (A first message that
+ * only queues gets the fallback; no title is generated for it.)
  *
  * @param record the record the commit writes
  * @param input the admitted or queued input
@@ -47,10 +48,8 @@ export function firstMessageTitle(
   hostId: string,
 ): FirstMessageTitle {
   const state = titleStateOf(record);
-  const untitled = state.titleStatus === "none" ||
-    (state.titleStatus === "fallback" && state.titleGeneration === 0);
-  if (!input || !untitled) return { record };
-  const fallback = state.titleStatus === "fallback" ? record.title : fallbackTitle(input);
+  if (!input || state.titleStatus !== "none") return { record };
+  const fallback = fallbackTitle(input);
   const next: ThreadRecord = { ...record };
   if (fallback !== undefined) {
     next.title = fallback;
