@@ -191,6 +191,7 @@ class EngineHost implements Host {
       await this.recover();
       // Reads may have loaded actors before recovery wrote: they catch up (and wake their waiters).
       for (const actor of this.#actors.all()) await actor.exclusive(() => actor.sync());
+      this.#observe({ type: "host.activated", at: new Date().toISOString() });
     });
   }
 
@@ -202,7 +203,9 @@ class EngineHost implements Host {
         "prepareRestore needs a host opened with deferExecution that is not activated yet",
       );
     }
-    return await prepareRestore(this.#journal, this.#actors, this.#ownership);
+    const report = await prepareRestore(this.#journal, this.#actors, this.#ownership);
+    this.#observe({ type: "host.restore_prepared", at: new Date().toISOString(), ...report });
+    return report;
   }
 
   threads(options: AgentSource): ThreadService {
