@@ -30,12 +30,14 @@ const answering: Gateway = {
 };
 const hanging: Gateway = {
   info: scriptedGateway([]).info,
+  // Never yields: the stream ends only by its abort.
   stream: (_request, { signal }) => ({
-    async *[Symbol.asyncIterator]() {
-      await new Promise((_, reject) =>
-        signal.addEventListener("abort", () => reject(signal.reason))
-      );
-    },
+    [Symbol.asyncIterator]: () => ({
+      next: () =>
+        new Promise<IteratorResult<never>>((_, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason))
+        ),
+    }),
   }),
 };
 
