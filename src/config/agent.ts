@@ -55,6 +55,12 @@ export interface AgentConfig {
   askUser?: boolean;
   /** The built-in `todo_write` tool, which keeps `view.todos` (default on). */
   todos?: boolean;
+  /**
+   * Titles: `"host"` (default) keeps the first message's first line as a
+   * fallback title; `"provider"` also asks this agent's gateway for a title in
+   * the background after the first message is admitted. A host title always wins.
+   */
+  titles?: "host" | "provider";
 }
 
 /** A validated agent, ready for `host.threads()`. */
@@ -75,6 +81,8 @@ export interface Agent {
   readonly maxSteps: number;
   /** Provider recovery and timeouts with every default filled in. */
   readonly retry: ResolvedRetryPolicy;
+  /** How the thread's title is made. */
+  readonly titles: "host" | "provider";
 }
 
 /** The default step limit per turn. */
@@ -95,6 +103,7 @@ export const DEFAULT_MAX_STEPS = 200;
  */
 export function defineAgent(config: AgentConfig): Agent {
   parseInput(agentConfigSchema, config, "agent configuration");
+  const titles = config.titles ?? "host";
   const maxSteps = config.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new FloretError(
@@ -124,6 +133,7 @@ export function defineAgent(config: AgentConfig): Agent {
     context: { ...config.context },
     maxSteps,
     retry: resolveRetryPolicy(config.providerRetry, config.timeouts),
+    titles,
   };
   made.add(agent);
   return agent;

@@ -115,7 +115,10 @@ export async function settleBatch(
     );
     host.batchStarted(batch);
     // A handler may ignore its signal: once tools are told to stop, stop waiting.
-    const { outcomes, artifacts, inputs } = await untilAborted(batch, host.toolSignal);
+    const { outcomes, artifacts, inputs, rejectedActivity } = await untilAborted(
+      batch,
+      host.toolSignal,
+    );
     const results: NewEntry[] = [{
       kind: "tool_results",
       turnId: ids.turnId,
@@ -131,6 +134,7 @@ export async function settleBatch(
     );
     if (!await host.commitEntries(results, artifacts)) return "return";
     observeOpened(host, results);
+    for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
     if (outcomes.some((outcome) => outcome.status === "unknown")) {
       await host.endTurn("failed", {
         code: "effect_outcome_unknown",

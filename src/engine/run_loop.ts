@@ -264,7 +264,10 @@ async function loop(
     // A handler may ignore its signal: once the tools are told to stop
     // (immediate cancel, shutdown, delete), the run stops waiting for them
     // and whatever they return later is dropped.
-    const { outcomes, artifacts, inputs } = await untilAborted(batch, host.toolSignal);
+    const { outcomes, artifacts, inputs, rejectedActivity } = await untilAborted(
+      batch,
+      host.toolSignal,
+    );
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,
@@ -285,6 +288,8 @@ async function loop(
         durationMs: Date.now() - started,
       });
     }
+
+    for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
 
     if (outcomes.some((outcome) => outcome.status === "unknown")) {
       await host.endTurn("failed", {

@@ -9,6 +9,7 @@ import type { Artifact } from "../projection/view_types.ts";
 import { askUserInput } from "../tools/builtin_tools.ts";
 import type { ToolContext } from "../tools/define_tool.ts";
 import { callHostCode, callHostCodeSync } from "./host_code.ts";
+import { normaliseActivity } from "../tools/tool_activity.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { storableStructured } from "./structured_value.ts";
 
@@ -28,6 +29,8 @@ export interface BatchResult {
   artifacts: Artifact[];
   /** Results that asked the user for input, in call order. */
   inputs: InputRequest[];
+  /** Activities that were dropped for their shape, by call. */
+  rejectedActivity: { callId: string; problem: string }[];
 }
 
 /**
@@ -44,6 +47,7 @@ export async function runBatch(
 ): Promise<BatchResult> {
   const artifacts: Artifact[] = [];
   const inputs = new Map<string, InputRequest>();
+  const rejectedActivity: BatchResult["rejectedActivity"] = [];
   const outcomes = await Promise.all(planned.map(async (call): Promise<ToolOutcome> => {
     const { record } = call;
     const base = { callId: record.callId, name: record.name };
@@ -68,6 +72,7 @@ export async function runBatch(
       call,
       { ...context, callId: record.callId },
       (questions) => inputs.set(record.callId, { ...base, questions }),
+      rejectedActivity,
     );
     if (
       outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 &&
@@ -88,13 +93,14 @@ export async function runBatch(
   const ordered = planned.map((call) => inputs.get(call.record.callId)).filter((input) =>
     input !== undefined
   );
-  return { outcomes, artifacts, inputs: ordered };
+  return { outcomes, artifacts, inputs: ordered, rejectedActivity };
 }
 
 async function execute(
   call: PlannedCall,
   context: ToolContext,
   askInput: (questions: StoredQuestion[]) => void,
+  rejectedActivity: BatchResult["rejectedActivity"],
 ): Promise<ToolOutcome> {
   const base = { callId: call.record.callId, name: call.record.name };
   const ran = await callHostCode(() => call.tool!.execute(call.input, context));
@@ -136,6 +142,11 @@ async function execute(
       }
       outcome.structured = stored.value;
     }
+    if (value.activity !== undefined) {
+      const checked = normaliseActivity(value.activity);
+      if ("activity" in checked) outcome.activity = checked.activity;
+      else rejectedActivity.push({ callId: base.callId, problem: checked.problem });
+    }
     return outcome;
   });
   if (!read.ok) {
@@ -154,6 +165,7 @@ function isToolResult(value: unknown): value is {
   structured?: unknown;
   effectOutcome?: string;
   inputRequired?: unknown;
+  activity?: unknown;
 } {
   return typeof value === "object" && value !== null &&
     typeof (value as { output?: unknown }).output === "string";

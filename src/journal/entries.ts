@@ -7,6 +7,7 @@
  */
 import type { TurnFailureCode } from "../errors.ts";
 import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
+import type { ToolActivity } from "../tools/tool_activity.ts";
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
@@ -52,6 +53,8 @@ export interface ToolOutcome {
   artifactId?: string;
   /** The handler's structured data, as JSON. */
   structured?: unknown;
+  /** Display facts the tool returned, validated and bounded. */
+  activity?: ToolActivity;
 }
 
 /** How a turn ended. */

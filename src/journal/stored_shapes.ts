@@ -21,6 +21,24 @@ const question = z.looseObject({
 });
 const supplemental = z.array(z.looseObject({ title: str, text: str })).optional();
 
+const queued = z.looseObject({
+  id: str,
+  requestKey: str,
+  input,
+  supplementalContext: supplemental,
+  queuedAt: str,
+});
+const activity = z.looseObject({
+  label: str.optional(),
+  rows: z.array(z.looseObject({
+    kind: z.enum(["text", "markdown", "code"]),
+    text: str,
+    language: str.optional(),
+    truncated: z.literal(true).optional(),
+  })).optional(),
+  omittedRows: num.optional(),
+});
+
 /** The schema marker. */
 export const schemaMarkerShape: z.ZodType = z.looseObject({ version: z.number().int() });
 
@@ -42,16 +60,14 @@ export const threadRecordShape: z.ZodType = z.looseObject({
     leaseUntil: num.optional(),
   }).optional(),
   waiting: z.looseObject({ turnId: str, runId: str }).optional(),
-  queue: z.array(z.looseObject({
-    id: str,
-    requestKey: str,
-    input,
-    supplementalContext: supplemental,
-    queuedAt: str,
-  })),
+  queue: z.array(queued),
   lastTurn: z.looseObject({ turnId: str, outcome: outcome.optional(), retryable: z.boolean() })
     .optional(),
   deleted: z.boolean().optional(),
+  titleStatus: z.enum(["none", "fallback", "pending", "ready", "failed"]).optional(),
+  titleGeneration: num.optional(),
+  titleClaim: z.looseObject({ generation: num, owner: str, until: num }).optional(),
+  restoredInputs: z.array(queued).optional(),
 });
 
 /** A committed request key. */
@@ -128,6 +144,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         artifactId: str.optional(),
         // Any JSON: tool data, or the todo list of `todo_write`.
         structured: z.unknown().optional(),
+        activity: activity.optional(),
       })),
     }),
   ],

@@ -16,6 +16,8 @@ import type {
 } from "../journal/entries.ts";
 import { type InteractionsReader, publicInteraction } from "./interactions.ts";
 import { ASK_USER_TOOL, TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { itemIds } from "./item_ids.ts";
+import { TurnTimeline } from "./turn_timeline.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -27,15 +29,7 @@ export interface OpSink {
   touch(): void;
 }
 
-/** The item id scheme: derived from the journal, so live and settled items share ids. */
-export const itemIds = {
-  user: (turnId: string): string => `${turnId}:user`,
-  thinking: (runId: string, step: number): string => `${runId}:${step}:thinking`,
-  assistant: (runId: string, step: number): string => `${runId}:${step}:assistant`,
-  tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
-  interaction: (interactionId: string): string => `${interactionId}:item`,
-  steer: (steerId: string): string => `${steerId}:user`,
-};
+export { itemIds } from "./item_ids.ts";
 
 /** What readers of a view may use: items, turns and lookups, none of the changes. */
 export type ViewReader = Pick<
@@ -60,6 +54,7 @@ export class ViewModel {
   readonly #interactions: InteractionsReader;
   /** The latest list written by `todo_write`. */
   todos: Todo[] = [];
+  readonly #timeline = new TurnTimeline();
 
   /**
    * @param sink receives every change, in order
@@ -72,14 +67,19 @@ export class ViewModel {
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
+    this.#timeline.apply(entry);
     switch (entry.kind) {
       case "turn_started":
         return this.#turnStarted(entry);
       case "step":
         return this.#step(entry);
       case "tool_dispatched":
-        for (const callId of entry.callIds) this.#setToolStatus(entry.runId, callId, "running");
-        for (const callId of entry.safe ?? []) this.#setToolStatus(entry.runId, callId, "running");
+        for (const callId of entry.callIds) {
+          this.#setToolStatus(entry.runId, callId, "running", entry.at);
+        }
+        for (const callId of entry.safe ?? []) {
+          this.#setToolStatus(entry.runId, callId, "running", entry.at);
+        }
         return;
       case "tool_results":
         this.#toolResults(entry);
@@ -171,7 +171,7 @@ export class ViewModel {
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
-    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at };
+    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at, finalItemIds: [] };
     if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
     this.#turnIndex.set(entry.turnId, this.turns.length);
     this.turns.push(summary);
@@ -211,15 +211,15 @@ export class ViewModel {
         : call.decision === "ask"
         ? "waiting_approval"
         : "running";
-      this.#add({
-        id,
-        ordinal: 0,
-        kind: "tool",
-        turnId,
-        runId,
-        createdAt: entry.at,
-        tool: { callId: call.callId, name: call.name, arguments: call.arguments, status },
-      });
+      const tool: NonNullable<ThreadItem["tool"]> = {
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+        status,
+      };
+      // An allowed call is dispatched by the commit of its step.
+      if (call.decision === "allow" && !call.repeated) tool.startedAt = entry.at;
+      this.#add({ id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool });
     }
     this.#addUsage(turnId, entry.usage);
   }
@@ -256,12 +256,14 @@ export class ViewModel {
           status: result.status,
           output: result.output,
           artifactId: result.artifactId,
+          endedAt: entry.at,
         },
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
       if (result.structured !== undefined && updated.tool) {
         updated.tool.structured = result.structured;
       }
+      if (result.activity) updated.tool!.activity = structuredClone(result.activity);
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
       this.#emit(() => ({ op: "replace", item: updated }));
@@ -347,12 +349,13 @@ export class ViewModel {
     }));
   }
 
-  #setToolStatus(runId: string, callId: string, status: ToolItemStatus): void {
+  #setToolStatus(runId: string, callId: string, status: ToolItemStatus, startedAt?: string): void {
     const id = this.#toolItems.get(`${runId}|${callId}`);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items[index];
     const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
+    if (startedAt !== undefined) updated.tool!.startedAt ??= startedAt;
     this.items[index] = updated;
     this.#emit(() => ({ op: "replace", item: updated }));
   }
@@ -362,6 +365,10 @@ export class ViewModel {
     if (index === undefined) return;
     const turn = { ...this.turns[index], outcome: entry.outcome, endedAt: entry.at };
     turn.durationMs = Date.parse(entry.at) - Date.parse(turn.startedAt);
+    Object.assign(
+      turn,
+      this.#timeline.facts(entry.turnId, turn.startedAt, entry.at, entry.outcome === "completed"),
+    );
     if (entry.failure) turn.failure = { ...entry.failure };
     this.turns[index] = turn;
     this.#turnEndSeq.set(entry.turnId, entry.seq);

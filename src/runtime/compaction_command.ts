@@ -26,5 +26,6 @@ export async function compact(
   const figures = await context(ctx, command.threadId, windowTokens);
   const view = (await ctx.actors.get(command.threadId)).snapshot();
   if (figures.estimateTokens < COMPACTION_TARGET_TOKENS) return { outcome: "noop", view };
+  ctx.gate.assertExecutable("compact");
   throw new FloretError("execution_deferred", "Compaction is not available in this release");
 }

@@ -175,6 +175,8 @@ async function commitResolution(
   let admitted: ActiveRun | undefined;
   let next: ThreadRecord | null = null;
   if (record.waiting?.turnId === state.turnId && !record.active && wakes(actor, state)) {
+    // A deferred host records nothing that would start a run (the key stays unused).
+    ctx.gate.assertExecutable("respond would start a run");
     const runId = newId("run");
     const agent = await ctx.runs.resolveAgent(actor.threadId, state.turnId);
     admitted = new ActiveRun(state.turnId, runId, agent);

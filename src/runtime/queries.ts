@@ -10,6 +10,7 @@ import { artifactShape } from "../journal/stored_shapes.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { Usage } from "../provider/gateway.ts";
 import { roughTokenCount } from "../provider/rough_token_count.ts";
+import { titleStateOf } from "../projection/title_state.ts";
 import type { ServiceContext } from "./service_context.ts";
 import type {
   Artifact,
@@ -71,11 +72,11 @@ export async function list(
 function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSummary {
   const summary: ThreadSummary = {
     threadId: record.id,
+    ...titleStateOf(record),
     status,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
-  if (record.title !== undefined) summary.title = record.title;
   if (record.parentThreadId) summary.parentThreadId = record.parentThreadId;
   return summary;
 }

@@ -19,9 +19,18 @@ export function deleteQueued(
 ): Promise<{ view: ThreadView }> {
   const { queueId } = command;
   return viewCommand(ctx, command, "deleteQueued", { queueId }, async (actor, key) => {
-    const item = queuedItem(actor, queueId);
-    const queue = actor.record.queue.filter((queued) => queued !== item);
-    await actor.commit({ record: { ...actor.record, queue }, request: claimOf(key) });
+    // A restored input (see restore.ts) is dismissed the same way as a queued one.
+    const restored = actor.record.restoredInputs ?? [];
+    if (!restored.some((item) => item.id === queueId)) queuedItem(actor, queueId);
+    const record = {
+      ...actor.record,
+      queue: actor.record.queue.filter((queued) => queued.id !== queueId),
+    };
+    if (restored.length > 0) {
+      record.restoredInputs = restored.filter((item) => item.id !== queueId);
+      if (record.restoredInputs.length === 0) delete record.restoredInputs;
+    }
+    await actor.commit({ record, request: claimOf(key) });
     actor.publishStatus();
   });
 }
@@ -65,6 +74,14 @@ export function editQueued(
  */
 export function queuedItem(actor: ThreadActor, queueId: string): QueuedItem {
   const item = actor.record.queue.find((queued) => queued.id === queueId);
-  if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
+  if (!item) {
+    const restored = actor.record.restoredInputs?.some((queued) => queued.id === queueId);
+    throw new FloretError(
+      "invalid_input",
+      restored
+        ? `Input ${queueId} was restored from a backup: send it again to run it`
+        : `No queued input with id: ${queueId}`,
+    );
+  }
   return item;
 }

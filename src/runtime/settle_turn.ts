@@ -31,13 +31,14 @@ export async function settleOrphan(actor: ThreadActor): Promise<void> {
  * Plans the commit that ends the actor's active turn.
  *
  * @param actor the thread (inside its lock)
- * @param clean the outcome when no side effect is in doubt: `cancelled` or `interrupted`
+ * @param clean the outcome when no side effect is in doubt: `cancelled` or `interrupted`;
+ *   `restored` (a restore stops the turn) is always `interrupted` with `restored_turn`
  * @param partial text a cancelled step had streamed, kept for people
  * @returns the change, or `undefined` when no turn is active
  */
 export function planSettlement(
   actor: ThreadActor,
-  clean: "cancelled" | "interrupted",
+  clean: "cancelled" | "interrupted" | "restored",
   partial?: { step: number; text: string; reasoning: string },
 ): ActorChange | undefined {
   // A waiting turn has no run, but it is just as unfinished.
@@ -73,9 +74,14 @@ export function planSettlement(
   if (results.length > 0) {
     entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
   }
-  let outcome: TurnOutcome = clean;
+  let outcome: TurnOutcome = clean === "restored" ? "interrupted" : clean;
   let failure: TurnFailure | undefined;
-  if (unknown) {
+  if (clean === "restored") {
+    failure = {
+      code: "restored_turn",
+      message: "The turn was stopped because the store was restored from a backup",
+    };
+  } else if (unknown) {
     outcome = "failed";
     failure = {
       code: "effect_outcome_unknown",

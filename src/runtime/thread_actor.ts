@@ -13,14 +13,20 @@ import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal
 import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
-import type { ThreadRecord } from "../journal/thread_record.ts";
+import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
+import { titleStateOf } from "../projection/title_state.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
-import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
+import type {
+  QueuedInput,
+  RunProgress,
+  ThreadStatus,
+  ThreadView,
+} from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
 /** One change to commit: the new record and what goes with it. */
@@ -182,7 +188,7 @@ export class ThreadActor {
     if (record) this.#current = { record, version };
     this.#lastSeq = seq;
     for (const entry of entries) this.#projections.apply(entry);
-    if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
+    if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
     if (this.status !== statusBefore) this.publishStatus();
   }
 
@@ -301,11 +307,7 @@ export class ThreadActor {
 
   /** The queue as hosts see it. */
   queueView(): ThreadView["queue"] {
-    return this.record.queue.map((item) => ({
-      id: item.id,
-      requestKey: item.requestKey,
-      text: item.input.text,
-    }));
+    return this.record.queue.map(queuedView);
   }
 
   /** A consistent copy of the view, covering every update published so far. */
@@ -314,6 +316,7 @@ export class ThreadActor {
     const record = this.record;
     const view: ThreadView = {
       threadId: record.id,
+      ...titleStateOf(record),
       status: this.status,
       items: this.view.items.map((item) => ({ ...item })),
       pending: this.interactions.pending().map(publicInteraction),
@@ -322,7 +325,7 @@ export class ThreadActor {
       todos: this.view.todos.map((todo) => ({ ...todo })),
       viewVersion: this.publisher.version,
     };
-    if (record.title !== undefined) view.title = record.title;
+    if (record.restoredInputs?.length) view.restoredInputs = record.restoredInputs.map(queuedView);
     if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
     if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
     if (this.#runProgress) view.runProgress = { ...this.#runProgress };
@@ -331,9 +334,11 @@ export class ThreadActor {
 
   #titleShown: string | undefined;
 
-  #publishTitle(title: string | undefined): void {
-    this.#titleShown = title;
-    this.publisher.push({ op: "component", name: "title", value: title ?? null });
+  #publishTitle(): void {
+    this.#titleShown = titleKey(this.record);
+    const state = titleStateOf(this.record);
+    this.publisher.push({ op: "component", name: "title", value: state.title ?? null });
+    this.publisher.push({ op: "component", name: "titleState", value: state });
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */
@@ -353,7 +358,7 @@ export class ThreadActor {
     this.#unsure = false;
     this.#projections = new ThreadProjections(this.publisher);
     this.#current = current;
-    this.#titleShown = current.record.title;
+    this.#titleShown = titleKey(current.record);
     this.#lastSeq = Math.max(current.record.seq, entries.at(-1)?.seq ?? 0);
     for (const entry of entries) this.#projections.apply(entry);
     this.#releaseLostRun();
@@ -410,3 +415,13 @@ export class ThreadActor {
 }
 
 function noop(): void {}
+
+function queuedView(item: QueuedItem): QueuedInput {
+  return { id: item.id, requestKey: item.requestKey, text: item.input.text };
+}
+
+/** What subscribers have been told of the title; a change publishes it again. */
+function titleKey(record: ThreadRecord): string {
+  const state = titleStateOf(record);
+  return `${state.titleGeneration}|${state.titleStatus}|${state.title ?? ""}`;
+}

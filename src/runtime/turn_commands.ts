@@ -17,6 +17,7 @@ import { settleOrphan } from "./settle_turn.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import { threadCommand } from "./thread_command.ts";
 import { type Admission, admitTurn, queuedAdmission } from "./turn_admission.ts";
+import { firstMessageTitle } from "./titles.ts";
 
 /** A validated `send`. */
 export interface SendCommand {
@@ -44,7 +45,8 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
     ...key,
     replay: (result, actor) => ({ threadId, ...result, view: actor.snapshot() }) as SendResult,
     run: async (actor) => {
-      await settleOrphan(actor);
+      // A deferred host leaves an unfinished turn as it is (activate or a restore settles it).
+      if (!ctx.gate.deferred) await settleOrphan(actor);
       if (actor.record.status !== "idle" || actor.run) {
         const queued: QueuedItem = {
           id: newId("queued"),
@@ -55,13 +57,20 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
         if (command.supplementalContext?.length) {
           queued.supplementalContext = command.supplementalContext;
         }
+        const { record } = firstMessageTitle(
+          actor.record,
+          input,
+          undefined,
+          actor.ownership.hostId,
+        );
         await actor.commit({
-          record: { ...actor.record, queue: [...actor.record.queue, queued] },
+          record: { ...record, queue: [...record.queue, queued] },
           request: claimOf(key, { queued: true, queueId: queued.id }),
         });
         actor.publishStatus();
         return { threadId, queued: true, view: actor.snapshot() };
       }
+      ctx.gate.assertExecutable("send would start a turn");
       const turnId = await startTurn(ctx, actor, {
         requestKey,
         input,
@@ -83,6 +92,7 @@ export async function retry(
     ...key,
     replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
     run: async (actor) => {
+      ctx.gate.assertExecutable("retry");
       await assertIdle(actor);
       const last = actor.record.lastTurn;
       if (!last?.outcome) {
@@ -97,7 +107,9 @@ export async function retry(
       if (!last.retryable) {
         throw new FloretError(
           "no_retry_target",
-          `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
+          last.code === "restored_turn"
+            ? `Turn ${last.turnId} cannot be retried: it was stopped by a restore; send it again`
+            : `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
         );
       }
       const turnId = await startTurn(ctx, actor, {
@@ -123,6 +135,7 @@ export async function promoteQueued(
     ...key,
     replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
     run: async (actor) => {
+      ctx.gate.assertExecutable("promoteQueued");
       await assertIdle(actor);
       const turnId = await startTurn(ctx, actor, {
         ...queuedAdmission(queuedItem(actor, command.queueId)),

@@ -45,9 +45,11 @@ export function planTurnEnd(
     lastTurn: {
       turnId: end.turnId,
       outcome: end.outcome,
-      retryable: end.failure?.code !== "effect_outcome_unknown",
+      retryable: end.failure?.code !== "effect_outcome_unknown" &&
+        end.failure?.code !== "restored_turn",
     },
   };
+  if (end.failure) next.lastTurn!.code = end.failure.code;
   delete next.active;
   delete next.waiting;
   return { record: next, entries: [ended] };

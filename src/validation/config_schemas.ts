@@ -62,6 +62,7 @@ export interface AgentConfigShape {
   timeouts?: { firstOutputMs?: number; betweenOutputsMs?: number; attemptMs?: number };
   askUser?: boolean;
   todos?: boolean;
+  titles?: "host" | "provider";
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -99,6 +100,7 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
   }).optional(),
   askUser: z.boolean().optional(),
   todos: z.boolean().optional(),
+  titles: z.enum(["host", "provider"]).optional(),
 });
 
 /** What `openHost` checks in its options. */
@@ -107,6 +109,8 @@ export interface HostOptionsShape {
   onEvent?: (...args: never[]) => unknown;
   hostId?: string;
   leaseTtlMs?: number;
+  deferExecution?: boolean;
+  onStartup?: (...args: never[]) => unknown;
 }
 
 const storeSchema = z.custom<object>(
@@ -124,4 +128,6 @@ export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
   onEvent: fn("onEvent").optional(),
   hostId: z.string().max(256).refine((id) => id.trim() !== "", "hostId is empty").optional(),
   leaseTtlMs: z.number().finite().min(30).optional(),
+  deferExecution: z.boolean().optional(),
+  onStartup: fn("onStartup").optional(),
 });
