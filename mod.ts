@@ -82,8 +82,16 @@ export type {
   ResolvedRetryPolicy,
 } from "./src/config/retry_policy.ts";
 export { openHost } from "./src/runtime/host.ts";
-export type { AgentSource, Host, HostOptions } from "./src/runtime/host.ts";
-export type { ThreadService } from "./src/runtime/thread_service.ts";
+export type { AgentSource, Host, HostOptions, StartupPhase } from "./src/runtime/host.ts";
+export type { RestoreReport } from "./src/runtime/restore.ts";
+export type { TitleState, TitleStatus } from "./src/projection/title_state.ts";
+export { ACTIVITY_LIMITS } from "./src/tools/tool_activity.ts";
+export type { ActivityRow, ToolActivity } from "./src/tools/tool_activity.ts";
+export type {
+  LocalThreadService,
+  ThreadService,
+  ThreadServiceWave2,
+} from "./src/runtime/thread_service.ts";
 export type { UserInput } from "./src/runtime/user_input.ts";
 export type {
   Artifact,
@@ -97,6 +105,7 @@ export type {
   ThreadSummary,
   ThreadUpdate,
   ThreadView,
+  Todo,
   ToolItemStatus,
   TurnSummary,
   ViewOp,

@@ -122,7 +122,13 @@ function render() {
 function renderItem(item) {
   const div = document.createElement("div");
   div.className = "item " + item.kind;
-  if (item.kind === "tool") {
+  if (item.kind === "tool" && item.tool.activity) {
+    // The tool's own display facts (ToolResult.activity), shown as plain text.
+    const activity = item.tool.activity;
+    div.textContent = (activity.label ?? item.tool.name) + " → " + item.tool.status +
+      (activity.rows ?? []).map((row) => "\\n" + row.text).join("") +
+      (activity.omittedRows ? "\\n… " + activity.omittedRows + " more" : "");
+  } else if (item.kind === "tool") {
     div.textContent = item.tool.name + "(" + item.tool.arguments + ") → " + item.tool.status +
       (item.tool.output !== undefined ? "\\n" + item.tool.output : "");
     // HOOK (approvals): when item.interaction?.kind === "approval" and it is pending,

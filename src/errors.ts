@@ -43,7 +43,9 @@ export type TurnFailureCode =
   | "tool_repetition"
   | "model_context_unavailable"
   /** Host code or a gateway broke a contract inside a run, or the engine failed (DESIGN §10). */
-  | "engine_contract";
+  | "engine_contract"
+  /** Stopped by `host.prepareRestore()` on a restored store; never retryable. */
+  | "restored_turn";
 
 /**
  * Every error the engine throws at a caller. `code` is stable; the message is

@@ -44,14 +44,27 @@ describe("tool calls", () => {
       },
       { text: "done" },
     ], { tools: [rm] });
-    const view = await sendAndWait(e, "clean up");
-    assert.deepEqual(tools(view).map((t) => t.status), ["denied", "completed", "denied"]);
+    const waiting = await sendAndWait(e, "clean up");
+    assert.deepEqual(tools(waiting).map((t) => t.status), [
+      "denied",
+      "completed",
+      "waiting_approval",
+    ]);
     assert.equal(ran.count, 1, "neither the denied call nor the one needing approval ran");
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "deny",
+      interactionId: waiting.pending[0].id,
+      decision: "deny",
+    });
+    const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(tools(view).map((t) => t.status), ["denied", "completed", "denied"]);
+    assert.equal(ran.count, 1);
     const results = toolMessages(e.gateway.requests[1].messages);
     assert.equal(results[0].isError, true);
     assert.match(results[0].output, /denied/);
     assert.equal(results[1].output, "removed");
-    assert.match(results[2].output, /needs the user's approval/);
+    assert.match(results[2].output, /user denied/);
     assert.deepEqual(lastTurn(view), { outcome: "completed", code: undefined });
     await e.host.shutdown();
   });

@@ -18,20 +18,7 @@ const deploy = defineTool({
   execute: () => "deployed",
 });
 
-// Approvals arrive with the interactions work; until it is on this branch a
-// tool whose permission is `ask` is refused (and `steer` does not exist).
-const approvals = await (async () => {
-  const { memoryStore, openHost } = await import("@floret/engine");
-  const host = await openHost({ store: memoryStore() });
-  const agent = defineAgent({ id: "probe", systemPrompt: "", gateway: scriptedGateway([]) });
-  const supported = "steer" in host.threads({ agent });
-  await host.shutdown();
-  return supported;
-})();
-
-test("a child waiting for approval reads `waiting`; respond on the child lets it finish", {
-  skip: approvals ? false : "needs approvals (the interactions branch)",
-}, async () => {
+test("a child waiting for approval reads `waiting`; respond on the child lets it finish", async () => {
   const seen: ProviderRequest[] = [];
   const child = defineAgent({
     id: "deployer",
@@ -106,9 +93,6 @@ test("a child waiting for approval reads `waiting`; respond on the child lets it
 
 test(
   "a child asking a question reads `waiting`; the parent learns it needs input; answers go to the child",
-  {
-    skip: approvals ? false : "needs ask_user (the interactions branch)",
-  },
   async () => {
     const seen: ProviderRequest[] = [];
     const child = defineAgent({

@@ -8,6 +8,8 @@ import { agentConfigSchema } from "../validation/config_schemas.ts";
 import { parseInput } from "../validation/parse_input.ts";
 import type { Gateway } from "../provider/gateway.ts";
 import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
+import { askUserTool, todoWriteTool } from "../tools/builtin_tools.ts";
+import { BUILTIN_TOOL_NAMES } from "../tools/builtin_names.ts";
 import {
   type ProviderRetryPolicy,
   type ProviderTimeouts,
@@ -45,7 +47,11 @@ export interface AgentConfig {
   providerRetry?: ProviderRetryPolicy;
   /** Provider request timeouts. */
   timeouts?: ProviderTimeouts;
-  /** The built-in `ask_user` tool. Not yet available in this release; `true` is refused. */
+  /**
+   * The built-in `ask_user` tool (default on). Its input:
+   * `{ questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[] }`.
+   * The model calls it to ask the user; the thread waits with an "input" interaction.
+   */
   askUser?: boolean;
   /** Agents this one may start as child threads (gives the model `spawn_agent` and its siblings). */
   subagents?: Agent[];
@@ -53,6 +59,14 @@ export interface AgentConfig {
   parentEvents?: boolean;
   /** Bounds on child threads (defaults: depth 3, 8 live children per parent). */
   subagentLimits?: SubagentLimits;
+  /** The built-in `todo_write` tool, which keeps `view.todos` (default on). */
+  todos?: boolean;
+  /**
+   * Titles: `"host"` (default) keeps the first message's first line as a
+   * fallback title; `"provider"` also asks this agent's gateway for a title in
+   * the background after the first message is admitted. A host title always wins.
+   */
+  titles?: "host" | "provider";
 }
 
 /** Bounds on child threads; each breach is a tool error the model sees. */
@@ -87,6 +101,8 @@ export interface Agent {
   readonly parentEvents: boolean;
   /** Bounds on child threads, defaults filled in. */
   readonly subagentLimits: Required<SubagentLimits>;
+  /** How the thread's title is made. */
+  readonly titles: "host" | "provider";
 }
 
 /** The built-in tools of an agent with `subagents`; its own tools may not take these names. */
@@ -123,9 +139,7 @@ export const DEFAULT_MAX_STEPS = 200;
  */
 export function defineAgent(config: AgentConfig): Agent {
   parseInput(agentConfigSchema, config, "agent configuration");
-  if (config.askUser === true) {
-    throw new FloretError("invalid_input", "The ask_user tool is not available in this release");
-  }
+  const titles = config.titles ?? "host";
   const maxSteps = config.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new FloretError(
@@ -138,6 +152,10 @@ export function defineAgent(config: AgentConfig): Agent {
     // Refuses objects that defineTool did not make, before any run needs them.
     const { name } = implementationOf(definition);
     if (tools.has(name)) throw new FloretError("invalid_input", `Duplicate tool name: ${name}`);
+    const builtinOn = name === "ask_user" ? config.askUser !== false : config.todos !== false;
+    if (BUILTIN_TOOL_NAMES.has(name) && builtinOn) {
+      throw new FloretError("invalid_input", `Tool name is reserved for a built-in tool: ${name}`);
+    }
     tools.set(name, definition);
   }
   const subagents = new Map<string, Agent>();
@@ -170,6 +188,8 @@ export function defineAgent(config: AgentConfig): Agent {
     maxLiveChildren: config.subagentLimits?.maxLiveChildren ??
       DEFAULT_SUBAGENT_LIMITS.maxLiveChildren,
   };
+  if (config.askUser !== false) tools.set(askUserTool().name, askUserTool());
+  if (config.todos !== false) tools.set(todoWriteTool().name, todoWriteTool());
   const agent: Agent = {
     id: config.id,
     name: config.name,
@@ -182,6 +202,7 @@ export function defineAgent(config: AgentConfig): Agent {
     subagents,
     parentEvents: config.parentEvents ?? false,
     subagentLimits,
+    titles,
   };
   made.add(agent);
   return agent;

@@ -6,9 +6,16 @@
  *
  * @module
  */
-import type { SupplementalContext, TurnFailure, TurnOutcome } from "../journal/entries.ts";
+import type {
+  NewEntry,
+  SupplementalContext,
+  TurnFailure,
+  TurnOutcome,
+} from "../journal/entries.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
+import type { InteractionsReader } from "../projection/interactions.ts";
+import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
 
@@ -47,6 +54,20 @@ export class CommitFailures {
       get supplementalContext(): readonly SupplementalContext[] | undefined {
         return host.supplementalContext;
       },
+      get interactions(): InteractionsReader {
+        return host.interactions;
+      },
+      get openCalls(): OpenCallsReader {
+        return host.openCalls;
+      },
+      stepSignal: () => host.stepSignal(),
+      steerCount: () => host.steerCount(),
+      takeSteered: () => host.takeSteered(),
+      secrets: () => host.secrets(),
+      commitEntries: (entries: NewEntry[], artifacts: Artifact[]) =>
+        mark(() => host.commitEntries(entries, artifacts)),
+      // Parking commits the `waiting` status: its failure is the store's too.
+      park: () => mark(() => host.park()),
       signal: host.signal,
       toolSignal: host.toolSignal,
       observing: host.observing,
@@ -57,10 +78,13 @@ export class CommitFailures {
         host.liveDelta(step, kind, delta);
       },
       dropLive: (step) => host.dropLive(step),
-      commitStep: (step: NewStep, end?: { outcome: TurnOutcome }) =>
-        mark(() => host.commitStep(step, end)),
-      commitResults: (results: NewResults, artifacts: Artifact[]) =>
-        mark(() => host.commitResults(results, artifacts)),
+      commitStep: (
+        step: NewStep,
+        end?: { outcome: TurnOutcome; steers?: number },
+        also?: NewEntry[],
+      ) => mark(() => host.commitStep(step, end, also)),
+      commitResults: (results: NewResults, artifacts: Artifact[], also?: NewEntry[]) =>
+        mark(() => host.commitResults(results, artifacts, also)),
       commitCompaction: (entry: NewCompaction) => mark(() => host.commitCompaction(entry)),
       endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
         mark(() => host.endTurn(outcome, failure)),

@@ -137,6 +137,7 @@ export class ContextGuard {
       projection.messages,
       this.#ids.threadId,
       maxOutputTokens,
+      this.#host.secrets(),
     );
     return { request, projection };
   }

@@ -11,7 +11,7 @@ import { canonicalJson } from "../identity/canonical_json.ts";
 import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
 import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
-import type { ProviderRequest, ProviderTool } from "../provider/gateway.ts";
+import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
 import { REQUEST_OVERHEAD_TOKENS, toolTokens } from "../context/token_count.ts";
 
@@ -98,6 +98,7 @@ export function projectRequest(
  * @param projected the messages after the system prompt
  * @param threadId the thread, whose id becomes the request's prompt-cache key
  * @param maxOutputTokens the output budget, if the request carries one
+ * @param secrets answers messages with secret values, by interaction id: sent, never fingerprinted
  * @returns the frozen request
  */
 export async function freezeRequest(
@@ -105,11 +106,19 @@ export async function freezeRequest(
   projected: readonly HistoryMessage[],
   threadId: string,
   maxOutputTokens: number | undefined,
+  secrets?: ReadonlyMap<string, ProviderMessage>,
 ): Promise<ProviderRequest> {
   const parts = partsOf(agent);
   const messages = new Array(projected.length + 1);
   messages[0] = parts.system.message;
   for (let i = 0; i < projected.length; i++) messages[i + 1] = projected[i].message;
+  if (secrets?.size) {
+    for (let i = 0; i < projected.length; i++) {
+      const id = projected[i].interactionId;
+      const secret = id === undefined ? undefined : secrets.get(id);
+      if (secret) messages[i + 1] = secret;
+    }
+  }
   // Assembled by hand from cached pieces; equal to canonicalJson() of the same object
   // (keys in sorted order, undefined fields left out), which a test checks.
   const canonical = (): string => {

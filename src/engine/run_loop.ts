@@ -7,6 +7,7 @@
  */
 import type { Agent } from "../config/agent.ts";
 import type {
+  NewEntry,
   StepEntry,
   SupplementalContext,
   ToolResultsEntry,
@@ -14,6 +15,11 @@ import type {
   TurnOutcome,
 } from "../journal/entries.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
+import type { InteractionsReader } from "../projection/interactions.ts";
+import type { OpenCallsReader } from "../projection/open_calls.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
+import { observeOpened, settleBatch } from "./batch_settlement.ts";
+import { openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { untilAborted } from "../tools/until_aborted.ts";
@@ -42,6 +48,25 @@ export interface RunHost {
   readonly history: HistoryReader;
   /** The turn's supplemental context (memory only), sent after the current user input. */
   readonly supplementalContext?: readonly SupplementalContext[];
+  /** Approvals and questions of the thread. */
+  readonly interactions: InteractionsReader;
+  /** Calls of the turn without a result. */
+  readonly openCalls: OpenCallsReader;
+  /** A signal for the next provider request: a stop or a steer aborts it. */
+  stepSignal(): AbortSignal;
+  /** Steering messages that reached this run so far. */
+  steerCount(): number;
+  /** Whether the last final step was kept open because a steer arrived; clears the flag. */
+  takeSteered(): boolean;
+  /** Answers messages with secret values, for this run's requests only. */
+  secrets(): ReadonlyMap<string, ProviderMessage>;
+  /** Commits entries of this turn (interactions, dispatch markers, results). */
+  commitEntries(entries: NewEntry[], artifacts: Artifact[]): Promise<boolean>;
+  /**
+   * The turn waits for people: commits status `waiting` and lets the run go,
+   * unless a resolution committed meanwhile gives it work (`runnable`).
+   */
+  park(): Promise<"parked" | "runnable" | "lost">;
   /** Aborts the provider request. */
   readonly signal: AbortSignal;
   /** Aborts tool handlers. */
@@ -50,8 +75,13 @@ export interface RunHost {
   progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void;
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void;
   dropLive(step: number): void;
-  commitStep(step: NewStep, end?: { outcome: TurnOutcome }): Promise<boolean>;
-  commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean>;
+  /** With `end`, the step ends the turn unless a steer arrived since `steers` was read. */
+  commitStep(
+    step: NewStep,
+    end?: { outcome: TurnOutcome; steers?: number },
+    also?: NewEntry[],
+  ): Promise<boolean>;
+  commitResults(results: NewResults, artifacts: Artifact[], also?: NewEntry[]): Promise<boolean>;
   /** Records a compaction operation (and installs its checkpoint when it compacted). */
   commitCompaction(entry: NewCompaction): Promise<boolean>;
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean>;
@@ -137,6 +167,10 @@ async function loop(
   // The provider refused the last attempt as too large: compact and resend once.
   let overflowed = false;
   const context = new ContextGuard(agent, host, ids);
+  // A resumed run (after `respond`) first finishes the batch its turn waits on.
+  if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
+    if (await settleBatch(agent, host, ids) === "return") return;
+  }
   for (;;) {
     if (host.stopRequested() || host.signal.aborted) return;
     if (step >= agent.maxSteps) {
@@ -152,9 +186,11 @@ async function loop(
     if (!prepared) return;
     const { request } = prepared;
     host.progress("model", stepNo, 1);
+    const steers = host.steerCount();
+    const stepSignal = host.stepSignal();
     let output: StepOutput;
     try {
-      output = await callProvider(agent.gateway, request, agent.retry, host.signal, {
+      output = await callProvider(agent.gateway, request, agent.retry, stepSignal, {
         onDelta: (kind, delta) => host.liveDelta(stepNo, kind, delta),
         onAttempt: (attempt) => {
           if (attempt > 1) host.progress("model", stepNo, attempt);
@@ -180,6 +216,10 @@ async function loop(
     } catch (error) {
       if (host.signal.aborted) return;
       if (error instanceof ContractViolation) throw error;
+      if (stepSignal.aborted) {
+        host.dropLive(stepNo); // steered: the next request carries the new instruction
+        continue;
+      }
       host.dropLive(stepNo);
       if (error instanceof ProviderError && error.kind === "context_overflow") {
         if (overflowed) {
@@ -231,20 +271,26 @@ async function loop(
         if (!await host.commitStep(entry)) return;
         continue;
       }
-      await host.commitStep(entry, { outcome: "completed" });
+      await host.commitStep(entry, { outcome: "completed", steers });
+      if (host.takeSteered()) continue;
       return;
     }
 
     const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
     entry.calls = planned.map((call) => call.record);
+    // Approvals and questions open in the same commit as the step that needs them.
+    const opener = { ...ids, newId: (prefix: string) => host.newId(prefix) };
+    const opened = openForCalls(planned, opener);
     const runnable = planned.filter((call) =>
-      !call.record.invalid && !call.record.repeated && call.record.decision === "allow"
+      !call.record.invalid && !call.record.repeated && call.record.decision === "allow" &&
+      call.record.interactionId === undefined
     );
     const dispatched = runnable.filter((call) => needsDispatchMarker(call.tool!.effect)).map((
       call,
     ) => call.record.callId);
     if (dispatched.length > 0) entry.dispatched = dispatched;
-    if (!await host.commitStep(entry)) return;
+    if (!await host.commitStep(entry, undefined, opened)) return;
+    observeOpened(host, opened);
 
     host.progress("tools", stepNo);
     for (const call of host.observing ? runnable : []) {
@@ -256,7 +302,7 @@ async function loop(
     }
     const started = Date.now();
     const batch = runBatch(
-      planned,
+      opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
       { ...ids, signal: host.toolSignal },
       () => host.newId("artifact"),
     );
@@ -264,14 +310,22 @@ async function loop(
     // A handler may ignore its signal: once the tools are told to stop
     // (immediate cancel, shutdown, delete), the run stops waiting for them
     // and whatever they return later is dropped.
-    const { outcomes, artifacts } = await untilAborted(batch, host.toolSignal);
+    const { outcomes, artifacts, inputs, rejectedActivity } = await untilAborted(
+      batch,
+      host.toolSignal,
+    );
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,
       runId: ids.runId,
       results: outcomes,
     };
-    if (!await host.commitResults(results, artifacts)) return;
+    const asked = openForInputs(inputs, opener);
+    if (
+      (outcomes.length > 0 || asked.length > 0) &&
+      !await host.commitResults(results, artifacts, asked)
+    ) return;
+    observeOpened(host, asked);
     for (const outcome of host.observing ? outcomes : []) {
       host.observe("tool.result", {
         callId: outcome.callId,
@@ -281,12 +335,17 @@ async function loop(
       });
     }
 
+    for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
+
     if (outcomes.some((outcome) => outcome.status === "unknown")) {
       await host.endTurn("failed", {
         code: "effect_outcome_unknown",
         message: "A tool reported that its side effect may or may not have happened",
       });
       return;
+    }
+    if (opened.length > 0 || asked.length > 0) {
+      if (await settleBatch(agent, host, ids) === "return") return;
     }
     if (repetitionExceeded) {
       await host.endTurn("failed", {

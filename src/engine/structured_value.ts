@@ -1,7 +1,7 @@
 /**
  * `ToolResult.structured` is host data of any shape; the journal stores JSON.
- * A value JSON cannot carry faithfully — a cycle, a BigInt, a function or a
- * symbol (which JSON would drop without a word), nesting deeper than
+ * A value JSON cannot carry faithfully — a cycle, a BigInt, a Map or Set, a
+ * function or a symbol (which JSON would drop without a word), nesting deeper than
  * {@link MAX_STRUCTURED_DEPTH} — is refused, and the call's result becomes
  * an error the model sees, rather than failing the commit and stranding the
  * turn. (The core reaches zod and no other package, so no richer codec here.)
@@ -35,7 +35,7 @@ export function storableStructured(value: unknown): HostOutcome<unknown> {
 
 /**
  * What in `value` JSON would drop or cannot write: a function, a symbol, a
- * BigInt, or nesting beyond {@link MAX_STRUCTURED_DEPTH}. Iterative, so depth
+ * BigInt, a Map or Set, or nesting beyond {@link MAX_STRUCTURED_DEPTH}. Iterative, so depth
  * cannot overflow here; objects seen twice are walked once.
  */
 function firstUnstorable(value: unknown): string | undefined {
@@ -47,6 +47,9 @@ function firstUnstorable(value: unknown): string | undefined {
     if (typeof next === "symbol") return "a symbol";
     if (typeof next === "bigint") return "a BigInt";
     if (typeof next !== "object" || next === null || seen.has(next)) continue;
+    // JSON writes both as `{}`: their contents would vanish without a word.
+    if (next instanceof Map) return "a Map";
+    if (next instanceof Set) return "a Set";
     if (depth >= MAX_STRUCTURED_DEPTH) return `nesting deeper than ${MAX_STRUCTURED_DEPTH} levels`;
     seen.add(next);
     for (const key of Object.keys(next)) {

@@ -126,10 +126,8 @@ export function planCalls(
       };
     }
     const permission = permitting.value;
-    // Approvals (`ask`) arrive with interactions; until then a call that needs
-    // one is refused, never run unapproved.
-    record.decision = permission === "allow" ? "allow" : "deny";
-    if (permission === "ask") record.needsApproval = true;
+    // `ask` waits for an approval; the call never runs unapproved.
+    record.decision = permission;
     return { record, tool, input: parsed.data };
   });
   return { planned, repetitionExceeded };

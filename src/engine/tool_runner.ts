@@ -4,20 +4,33 @@
  *
  * @module
  */
-import type { ToolOutcome } from "../journal/entries.ts";
+import type { StoredQuestion, ToolOutcome } from "../journal/entries.ts";
 import type { Artifact } from "../projection/view_types.ts";
+import { askUserInput } from "../tools/builtin_tools.ts";
 import type { ToolContext } from "../tools/define_tool.ts";
 import { callHostCode, callHostCodeSync } from "./host_code.ts";
+import { normaliseActivity } from "../tools/tool_activity.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { storableStructured } from "./structured_value.ts";
 
 /** Outputs longer than this reach the model as head + tail. */
 export const MAX_MODEL_OUTPUT_BYTES = 64 * 1024;
 
+/** A result that asked the user for input (`ToolResult.inputRequired`). */
+export interface InputRequest {
+  callId: string;
+  name: string;
+  questions: StoredQuestion[];
+}
+
 /** The settled batch. */
 export interface BatchResult {
   outcomes: ToolOutcome[];
   artifacts: Artifact[];
+  /** Results that asked the user for input, in call order. */
+  inputs: InputRequest[];
+  /** Activities that were dropped for their shape, by call. */
+  rejectedActivity: { callId: string; problem: string }[];
 }
 
 /**
@@ -33,6 +46,8 @@ export async function runBatch(
   newArtifactId: () => string,
 ): Promise<BatchResult> {
   const artifacts: Artifact[] = [];
+  const inputs = new Map<string, InputRequest>();
+  const rejectedActivity: BatchResult["rejectedActivity"] = [];
   const outcomes = await Promise.all(planned.map(async (call): Promise<ToolOutcome> => {
     const { record } = call;
     const base = { callId: record.callId, name: record.name };
@@ -47,16 +62,18 @@ export async function runBatch(
       };
     }
     if (record.decision === "deny") {
-      const why = record.needsApproval
-        ? "it needs the user's approval, which this host cannot ask for yet"
-        : "it was denied by policy";
       return {
         ...base,
         status: "denied",
-        output: `The call to ${record.name} was not run: ${why}.`,
+        output: `The call to ${record.name} was not run: it was denied by policy.`,
       };
     }
-    const outcome = await execute(call, { ...context, callId: record.callId });
+    const outcome = await execute(
+      call,
+      { ...context, callId: record.callId },
+      (questions) => inputs.set(record.callId, { ...base, questions }),
+      rejectedActivity,
+    );
     if (
       outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 &&
       byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES
@@ -73,10 +90,18 @@ export async function runBatch(
     }
     return outcome;
   }));
-  return { outcomes, artifacts };
+  const ordered = planned.map((call) => inputs.get(call.record.callId)).filter((input) =>
+    input !== undefined
+  );
+  return { outcomes, artifacts, inputs: ordered, rejectedActivity };
 }
 
-async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOutcome> {
+async function execute(
+  call: PlannedCall,
+  context: ToolContext,
+  askInput: (questions: StoredQuestion[]) => void,
+  rejectedActivity: BatchResult["rejectedActivity"],
+): Promise<ToolOutcome> {
   const base = { callId: call.record.callId, name: call.record.name };
   const ran = await callHostCode(() => call.tool!.execute(call.input, context));
   if (!ran.ok) return { ...base, status: "error", output: ran.message };
@@ -84,6 +109,17 @@ async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOut
   const read = callHostCodeSync((): ToolOutcome => {
     const value = ran.value;
     if (!isToolResult(value)) return { ...base, status: "completed", output: stringify(value) };
+    if (value.inputRequired !== undefined) {
+      const parsed = askUserInput.safeParse(value.inputRequired);
+      if (!parsed.success) {
+        return {
+          ...base,
+          status: "error",
+          output: "The tool asked for input with invalid questions: " + parsed.error.message,
+        };
+      }
+      askInput(parsed.data.questions);
+    }
     const outcome: ToolOutcome = {
       ...base,
       status: value.effectOutcome === "uncertain"
@@ -106,6 +142,11 @@ async function execute(call: PlannedCall, context: ToolContext): Promise<ToolOut
       }
       outcome.structured = stored.value;
     }
+    if (value.activity !== undefined) {
+      const checked = normaliseActivity(value.activity);
+      if ("activity" in checked) outcome.activity = checked.activity;
+      else rejectedActivity.push({ callId: base.callId, problem: checked.problem });
+    }
     return outcome;
   });
   if (!read.ok) {
@@ -123,6 +164,8 @@ function isToolResult(value: unknown): value is {
   isError?: boolean;
   structured?: unknown;
   effectOutcome?: string;
+  inputRequired?: unknown;
+  activity?: unknown;
 } {
   return typeof value === "object" && value !== null &&
     typeof (value as { output?: unknown }).output === "string";

@@ -7,6 +7,7 @@
  */
 import type { TurnFailureCode } from "../errors.ts";
 import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
+import type { ToolActivity } from "../tools/tool_activity.ts";
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
@@ -28,10 +29,12 @@ export interface CallRecord {
   arguments: string;
   /** Why the call was rejected before running (bad JSON, schema, unknown tool); no tool item. */
   invalid?: string;
-  /** Permission decision for valid calls. */
-  decision?: "allow" | "deny";
-  /** The tool asked for approval, which this release cannot request: the call was refused. */
+  /** Permission decision for valid calls; `ask` waits for the approval `interactionId`. */
+  decision?: "allow" | "ask" | "deny";
+  /** Written by earlier releases, which refused calls that needed approval. */
   needsApproval?: boolean;
+  /** The interaction this call waits for: an approval (`decision: "ask"`) or an `ask_user` question. */
+  interactionId?: string;
   /** Blocked by the repetition guard; the model gets feedback instead. */
   repeated?: boolean;
 }
@@ -50,6 +53,8 @@ export interface ToolOutcome {
   artifactId?: string;
   /** The handler's structured data, as JSON. */
   structured?: unknown;
+  /** Display facts the tool returned, validated and bounded. */
+  activity?: ToolActivity;
 }
 
 /** How a turn ended. */
@@ -104,11 +109,57 @@ export interface StepEntry extends EntryBase {
   dispatched?: string[];
 }
 
+/** A question put to the user, as stored (secret answers are never stored). */
+export interface StoredQuestion {
+  id: string;
+  prompt: string;
+  options?: string[];
+  secret?: boolean;
+}
+
+/** A durable approval or question, opened in the same commit as the step or result that needs it. */
+export interface InteractionOpenedEntry extends EntryBase {
+  kind: "interaction_opened";
+  runId: string;
+  interactionId: string;
+  interaction: "approval" | "input";
+  /** The call it belongs to (approvals, `ask_user`, a result that asked for input). */
+  callId?: string;
+  toolName?: string;
+  questions?: StoredQuestion[];
+  /** Set when a secret question is asked again after its answer was lost with its run. */
+  reaskOf?: string;
+}
+
+/** How an interaction was resolved. Secret answers appear only as ids in `redacted`. */
+export type InteractionResolution =
+  | { type: "decision"; decision: "approve" | "deny" }
+  | { type: "answers"; answers: { questionId: string; value: string }[]; redacted: string[] }
+  | { type: "cancelled" };
+
+/** An interaction was resolved by `respond`, or cancelled with its turn. */
+export interface InteractionResolvedEntry extends EntryBase {
+  kind: "interaction_resolved";
+  interactionId: string;
+  resolution: InteractionResolution;
+  /** The run that carries on with the answer (secret answers live only in its memory). */
+  runId?: string;
+}
+
+/** A durable instruction from the user that joins the running turn's next request. */
+export interface SteerEntry extends EntryBase {
+  kind: "steer";
+  steerId: string;
+  text: string;
+}
+
 /** Side-effecting calls that are about to run (when not already marked in their step). */
 export interface ToolDispatchedEntry extends EntryBase {
   kind: "tool_dispatched";
   runId: string;
   callIds: string[];
+  /** Approved `none`/`read` calls that started: shown as running, safe to run again. */
+  safe?: string[];
 }
 
 /** Results of one batch, in call order. */
@@ -181,7 +232,10 @@ export type Entry =
   | ToolResultsEntry
   | TurnEndedEntry
   | CompactionEntry
-  | ChildEventsEntry;
+  | ChildEventsEntry
+  | InteractionOpenedEntry
+  | InteractionResolvedEntry
+  | SteerEntry;
 
 /** An entry before the journal assigns `seq` and `at`. */
 export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
@@ -196,4 +250,7 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "turn_ended",
   "compaction",
   "child_events",
+  "interaction_opened",
+  "interaction_resolved",
+  "steer",
 ]);

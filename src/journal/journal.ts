@@ -276,6 +276,23 @@ export class Journal {
     return record ? result.version : expected!.version;
   }
 
+  /** The ids under a one-part marker prefix (title claims), e.g. `["title_pending", id]`. */
+  async idsUnder(prefix: KvKey): Promise<string[]> {
+    const rows = await guard(() => this.#store.list({ prefix }));
+    return rows.map((row) => row.key[1] as string);
+  }
+
+  /** Thread ids in key order, a page at a time (`after`: the last id of the previous page). */
+  async threadIdPage(limit: number, after?: string): Promise<string[]> {
+    const rows = await guard(() =>
+      this.#store.list({ prefix: keys.threadAll() }, {
+        limit,
+        after: after === undefined ? undefined : keys.thread(after),
+      })
+    );
+    return rows.map((row) => row.key[1] as string);
+  }
+
   /** Deletes keys in chunks, outside any thread commit (garbage after a tombstone). */
   async purge(prefix: KvKey): Promise<void> {
     for (;;) {

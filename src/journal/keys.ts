@@ -28,4 +28,8 @@ export const keys = {
   childrenOf: (parentId: string): KvKey => ["child", parentId],
   artifact: (threadId: string, artifactId: string): KvKey => ["artifact", threadId, artifactId],
   artifactsOf: (threadId: string): KvKey => ["artifact", threadId],
+  /** Marks a thread whose title request may still be in flight (settled at startup). */
+  titlePending: (threadId: string): KvKey => ["title_pending", threadId],
+  titlePendingAll: (): KvKey => ["title_pending"],
+  threadAll: (): KvKey => ["thread"],
 };

@@ -13,7 +13,31 @@ const str = z.string();
 const num = z.number();
 const outcome = z.enum(["completed", "failed", "cancelled", "interrupted"]);
 const input = z.looseObject({ text: str, attachments: z.array(z.unknown()).optional() });
+const question = z.looseObject({
+  id: str,
+  prompt: str,
+  options: z.array(str).optional(),
+  secret: z.boolean().optional(),
+});
 const supplemental = z.array(z.looseObject({ title: str, text: str })).optional();
+
+const queued = z.looseObject({
+  id: str,
+  requestKey: str,
+  input,
+  supplementalContext: supplemental,
+  queuedAt: str,
+});
+const activity = z.looseObject({
+  label: str.optional(),
+  rows: z.array(z.looseObject({
+    kind: z.enum(["text", "markdown", "code"]),
+    text: str,
+    language: str.optional(),
+    truncated: z.literal(true).optional(),
+  })).optional(),
+  omittedRows: num.optional(),
+});
 
 /** The schema marker. */
 export const schemaMarkerShape: z.ZodType = z.looseObject({ version: z.number().int() });
@@ -36,16 +60,15 @@ export const threadRecordShape: z.ZodType = z.looseObject({
     owner: str.optional(),
     leaseUntil: num.optional(),
   }).optional(),
-  queue: z.array(z.looseObject({
-    id: str,
-    requestKey: str,
-    input,
-    supplementalContext: supplemental,
-    queuedAt: str,
-  })),
+  waiting: z.looseObject({ turnId: str, runId: str }).optional(),
+  queue: z.array(queued),
   lastTurn: z.looseObject({ turnId: str, outcome: outcome.optional(), retryable: z.boolean() })
     .optional(),
   deleted: z.boolean().optional(),
+  titleStatus: z.enum(["none", "fallback", "pending", "ready", "failed"]).optional(),
+  titleGeneration: num.optional(),
+  titleClaim: z.looseObject({ generation: num, owner: str, until: num }).optional(),
+  restoredInputs: z.array(queued).optional(),
 });
 
 /** A committed request key. */
@@ -95,8 +118,9 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         name: str,
         arguments: str,
         invalid: str.optional(),
-        decision: z.enum(["allow", "deny"]).optional(),
+        decision: z.enum(["allow", "ask", "deny"]).optional(),
         needsApproval: z.boolean().optional(),
+        interactionId: str.optional(),
         repeated: z.boolean().optional(),
       })),
       finish: str,
@@ -106,7 +130,10 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       dispatched: z.array(str).optional(),
     }),
   ],
-  ["tool_dispatched", z.looseObject({ ...base, runId: str, callIds: z.array(str) })],
+  [
+    "tool_dispatched",
+    z.looseObject({ ...base, runId: str, callIds: z.array(str), safe: z.array(str).optional() }),
+  ],
   [
     "tool_results",
     z.looseObject({
@@ -118,6 +145,9 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         status: z.enum(["completed", "error", "denied", "cancelled", "unknown"]),
         output: str,
         artifactId: str.optional(),
+        // Any JSON: tool data, or the todo list of `todo_write`.
+        structured: z.unknown().optional(),
+        activity: activity.optional(),
       })),
     }),
   ],
@@ -160,4 +190,35 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       })),
     }),
   ],
+  [
+    "interaction_opened",
+    z.looseObject({
+      ...base,
+      runId: str,
+      interactionId: str,
+      interaction: z.enum(["approval", "input"]),
+      callId: str.optional(),
+      toolName: str.optional(),
+      questions: z.array(question).optional(),
+      reaskOf: str.optional(),
+    }),
+  ],
+  [
+    "interaction_resolved",
+    z.looseObject({
+      ...base,
+      interactionId: str,
+      resolution: z.discriminatedUnion("type", [
+        z.looseObject({ type: z.literal("decision"), decision: z.enum(["approve", "deny"]) }),
+        z.looseObject({
+          type: z.literal("answers"),
+          answers: z.array(z.looseObject({ questionId: str, value: str })),
+          redacted: z.array(str),
+        }),
+        z.looseObject({ type: z.literal("cancelled") }),
+      ]),
+      runId: str.optional(),
+    }),
+  ],
+  ["steer", z.looseObject({ ...base, steerId: str, text: str })],
 ]);

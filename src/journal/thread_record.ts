@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TurnFailureCode } from "../errors.ts";
 import type { AdmittedInput, TurnOutcome } from "./entries.ts";
 
 /** An input waiting for the thread to be free. */
@@ -42,9 +43,21 @@ export interface ThreadRecord {
     /** Epoch ms until which the owner's claim holds without renewal. */
     leaseUntil?: number;
   };
+  /** The turn that waits for interactions (status `waiting`): no run owns it until `respond`. */
+  waiting?: { turnId: string; runId: string };
   queue: QueuedItem[];
   /** The latest turn and how it ended, for `retry`. */
-  lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean };
+  lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean; code?: TurnFailureCode };
   /** Tombstone: the thread is deleted; its request keys still replay. */
   deleted?: boolean;
+  // Title lifecycle (see runtime/titles.ts). Absent on records written before it: read as
+  // "ready" when a title is set, else "none", generation 0.
+  /** Where the title stands. */
+  titleStatus?: "none" | "fallback" | "pending" | "ready" | "failed";
+  /** Bumped by every host title and every generation claim; a late generated title with an older one is dropped. */
+  titleGeneration?: number;
+  /** The background title request that may install a title (status `pending`). */
+  titleClaim?: { generation: number; owner: string; until: number };
+  /** Inputs a restore took out of the queue, for the host to offer again (see runtime/restore.ts). */
+  restoredInputs?: QueuedItem[];
 }

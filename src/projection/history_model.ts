@@ -10,6 +10,8 @@ import { messageTokens } from "../context/token_count.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
+import { answersText } from "./answers_message.ts";
+import type { InteractionsReader } from "./interactions.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {
@@ -18,13 +20,23 @@ export class HistoryMessage {
   readonly stateKey?: string;
   /** The journal entry it comes from; absent for the checkpoint and supplemental messages. */
   readonly seq?: number;
+  /**
+   * Where a compaction cut compares it: its own `seq`, except inside a tool
+   * batch, whose results and the user messages that arrived while it was open
+   * take the batch's step seq (they may commit in any order, and a cut must
+   * never separate them from their calls).
+   */
+  position?: number;
+  /** For an answers message: its interaction, whose secret answers a resumed run may render. */
+  readonly interactionId?: string;
   #json: string | undefined;
   #tokens: number | undefined;
 
-  constructor(message: ProviderMessage, stateKey?: string, seq?: number) {
+  constructor(message: ProviderMessage, stateKey?: string, seq?: number, interactionId?: string) {
     this.message = message;
     this.stateKey = stateKey;
-    if (seq !== undefined) this.seq = seq;
+    if (seq !== undefined) this.seq = this.position = seq;
+    if (interactionId !== undefined) this.interactionId = interactionId;
   }
 
   /** The message's canonical JSON. */
@@ -55,11 +67,47 @@ export interface ConfirmedUsage {
   seq: number;
 }
 
+/**
+ * A step with tool calls: its results are kept in call order whatever order
+ * they commit in, and user messages that arrive while it is open (answers,
+ * steering) follow its results.
+ */
+class Batch {
+  readonly assistant: HistoryMessage;
+  readonly order: readonly string[];
+  readonly results = new Map<string, HistoryMessage>();
+  readonly after: HistoryMessage[] = [];
+
+  constructor(assistant: HistoryMessage, order: readonly string[]) {
+    this.assistant = assistant;
+    this.order = order;
+  }
+
+  get complete(): boolean {
+    return this.results.size >= this.order.length;
+  }
+
+  /** Adds a result or a late user message, placed with the batch for compaction cuts. */
+  adopt(message: HistoryMessage): HistoryMessage {
+    message.position = this.assistant.seq;
+    return message;
+  }
+
+  /** The results in call order, then the user messages that arrived while it was open. */
+  rest(out: HistoryMessage[]): void {
+    for (const callId of this.order) {
+      const result = this.results.get(callId);
+      if (result) out.push(result);
+    }
+    for (const message of this.after) out.push(message);
+  }
+}
+
 /** One user message and the model's work on it, over every turn that retried it. */
 interface Exchange {
   user: HistoryMessage;
   /** Messages per turn, so a regenerate can drop earlier turns' output. */
-  segments: { turnId: string; messages: HistoryMessage[] }[];
+  segments: { turnId: string; messages: (HistoryMessage | Batch)[] }[];
 }
 
 /** What readers of the provider history need: the messages of a turn's next request. */
@@ -76,6 +124,14 @@ export class HistoryModel {
   #confirmed: ConfirmedUsage | undefined;
   #failedInARow = 0;
   readonly #childEvents = new Set<string>();
+  /** `${turnId}|${callId}` → the batch that made the call. */
+  readonly #batches = new Map<string, Batch>();
+  readonly #interactions: InteractionsReader | undefined;
+
+  /** @param interactions the path's interactions (answers become user messages) */
+  constructor(interactions?: InteractionsReader) {
+    this.#interactions = interactions;
+  }
 
   /** Keys of the child facts already admitted on this path (see `parentEvents`). */
   get admittedChildEvents(): ReadonlySet<string> {
@@ -91,13 +147,20 @@ export class HistoryModel {
         return this.#step(entry);
       case "tool_results":
         for (const result of entry.results) {
-          this.#push(entry.turnId, entry.seq, {
-            role: "tool",
-            callId: result.callId,
-            name: result.name,
-            output: result.output,
-            ...(result.status === "completed" ? {} : { isError: true }),
-          });
+          const message = toHistory(
+            {
+              role: "tool",
+              callId: result.callId,
+              name: result.name,
+              output: result.output,
+              ...(result.status === "completed" ? {} : { isError: true }),
+            },
+            undefined,
+            entry.seq,
+          );
+          const batch = this.#batches.get(`${entry.turnId}|${result.callId}`);
+          if (batch) batch.results.set(result.callId, batch.adopt(message));
+          else this.#pushMessage(entry.turnId, message);
         }
         return;
       case "compaction":
@@ -105,11 +168,30 @@ export class HistoryModel {
       case "child_events":
         for (const event of entry.events) {
           this.#childEvents.add(event.key);
-          this.#push(entry.turnId, entry.seq, { role: "user", text: event.text });
+          this.#pushMessage(
+            entry.turnId,
+            toHistory({ role: "user", text: event.text }, undefined, entry.seq),
+          );
         }
         return;
+      case "steer":
+        return this.#pushUser(
+          entry.turnId,
+          toHistory({ role: "user", text: entry.text }, undefined, entry.seq),
+        );
+      case "interaction_resolved": {
+        const state = this.#interactions?.get(entry.interactionId);
+        if (entry.resolution.type !== "answers" || !state?.questions) return;
+        const answers = new Map(entry.resolution.answers.map((a) => [a.questionId, a.value]));
+        const text = answersText(state.questions, answers);
+        return this.#pushUser(
+          entry.turnId,
+          toHistory({ role: "user", text }, undefined, entry.seq, state.id),
+        );
+      }
       case "tool_dispatched":
       case "turn_ended":
+      case "interaction_opened":
         return;
       default: {
         const never: never = entry;
@@ -133,16 +215,18 @@ export class HistoryModel {
     if (checkpoint) out.push(checkpoint.message);
     for (let i = checkpoint?.fromExchange ?? 0; i < this.#exchanges.length; i++) {
       const exchange = this.#exchanges[i];
-      if (exchange.user.seq! >= cutSeq) out.push(exchange.user);
+      if (exchange.user.position! >= cutSeq) out.push(exchange.user);
       if (supplemental && exchange === this.#current) out.push(supplemental);
       for (const segment of exchange.segments) {
-        for (const message of segment.messages) {
-          if (message.seq! < cutSeq) continue;
+        for (const part of segment.messages) {
+          const message = part instanceof Batch ? part.assistant : part;
+          if (message.position! < cutSeq) continue;
           out.push(
             message.stateKey === undefined || message.stateKey === stateKey
               ? message
               : withoutState(message),
           );
+          if (part instanceof Batch) part.rest(out);
         }
       }
     }
@@ -171,7 +255,7 @@ export class HistoryModel {
     let fromExchange = this.#exchanges.length;
     for (let i = this.#exchanges.length - 1; i >= 0; i--) {
       fromExchange = i;
-      if (this.#exchanges[i].user.seq! <= entry.cutSeq) break;
+      if (this.#exchanges[i].user.position! <= entry.cutSeq) break;
     }
     const text = checkpointText(entry.summary ?? "", entry.keptInputs ?? []);
     this.#checkpoint = {
@@ -211,16 +295,31 @@ export class HistoryModel {
     }
     if (entry.state !== undefined) message.state = entry.state;
     const stateKey = entry.state === undefined ? undefined : entry.stateKey;
-    if (this.#push(entry.turnId, entry.seq, message, stateKey) && entry.usage) {
-      this.#confirmed = { usage: entry.usage, seq: entry.seq };
+    const history = toHistory(message, stateKey, entry.seq);
+    const batch = entry.calls.length === 0
+      ? undefined
+      : new Batch(history, entry.calls.map((call) => call.callId));
+    if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
+    if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
+    for (const call of batch ? entry.calls : []) {
+      this.#batches.set(`${entry.turnId}|${call.callId}`, batch!);
     }
   }
 
-  #push(turnId: string, seq: number, message: ProviderMessage, stateKey?: string): boolean {
+  #pushMessage(turnId: string, message: HistoryMessage | Batch): boolean {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return false;
-    segment.messages.push(toHistory(message, stateKey, seq));
+    segment.messages.push(message);
     return true;
+  }
+
+  /** A user message of the running turn: after the open batch's results, if one is open. */
+  #pushUser(turnId: string, message: HistoryMessage): void {
+    const segment = this.#current?.segments.at(-1);
+    if (!segment || segment.turnId !== turnId) return;
+    const last = segment.messages.at(-1);
+    if (last instanceof Batch && !last.complete) last.after.push(last.adopt(message));
+    else segment.messages.push(message);
   }
 }
 
@@ -229,11 +328,14 @@ export function toHistory(
   message: ProviderMessage,
   stateKey?: string,
   seq?: number,
+  interactionId?: string,
 ): HistoryMessage {
-  return new HistoryMessage(message, stateKey, seq);
+  return new HistoryMessage(message, stateKey, seq, interactionId);
 }
 
 function withoutState(message: HistoryMessage): HistoryMessage {
   const { state: _state, ...rest } = message.message as ProviderMessage & { state?: unknown };
-  return toHistory(rest as ProviderMessage, undefined, message.seq);
+  const copy = toHistory(rest as ProviderMessage, undefined, message.seq, message.interactionId);
+  copy.position = message.position;
+  return copy;
 }

@@ -14,6 +14,12 @@ export interface OpenCall {
   runId: string;
   /** A dispatch marker was committed: its side effect may have happened. */
   dispatched: boolean;
+  /** It started running (dispatched, or a safe call marked started after its approval). */
+  started: boolean;
+  /** The step that made it (resumed runs settle its batch). */
+  step: number;
+  /** The raw arguments, parsed again when an approved call runs in a later run. */
+  arguments: string;
 }
 
 /** What readers of the open calls may use. */
@@ -38,6 +44,9 @@ export class OpenCalls {
             name: call.name,
             runId: entry.runId,
             dispatched: dispatched.has(call.callId),
+            started: dispatched.has(call.callId),
+            step: entry.step,
+            arguments: call.arguments,
           });
         }
         return;
@@ -45,7 +54,11 @@ export class OpenCalls {
       case "tool_dispatched":
         for (const callId of entry.callIds) {
           const call = this.#calls.get(callId);
-          if (call) call.dispatched = true;
+          if (call) call.dispatched = call.started = true;
+        }
+        for (const callId of entry.safe ?? []) {
+          const call = this.#calls.get(callId);
+          if (call) call.started = true;
         }
         return;
       case "tool_results":
@@ -53,6 +66,9 @@ export class OpenCalls {
         return;
       case "compaction":
       case "child_events":
+      case "interaction_opened":
+      case "interaction_resolved":
+      case "steer":
         return;
       default: {
         const never: never = entry;

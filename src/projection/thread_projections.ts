@@ -8,6 +8,7 @@
 import type { Entry } from "../journal/entries.ts";
 import { ContextModel } from "./context_model.ts";
 import { HistoryModel } from "./history_model.ts";
+import { Interactions } from "./interactions.ts";
 import { OpenCalls } from "./open_calls.ts";
 import { type OpSink, ViewModel } from "./view_model.ts";
 
@@ -21,17 +22,21 @@ export class ThreadProjections {
   readonly openCalls: OpenCalls;
   /** Compaction records and usage. */
   readonly context: ContextModel;
+  /** Approvals and questions, pending or resolved. */
+  readonly interactions: Interactions;
 
   /** @param sink receives every change of the view, in order */
   constructor(sink: OpSink) {
-    this.view = new ViewModel(sink);
-    this.history = new HistoryModel();
+    this.interactions = new Interactions();
+    this.view = new ViewModel(sink, this.interactions);
+    this.history = new HistoryModel(this.interactions);
     this.openCalls = new OpenCalls();
     this.context = new ContextModel();
   }
 
-  /** Applies one committed entry to every projection. */
+  /** Applies one committed entry to every projection (interactions first: the others read them). */
   apply(entry: Entry): void {
+    this.interactions.apply(entry);
     this.view.apply(entry);
     this.history.apply(entry);
     this.openCalls.apply(entry);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Usage } from "../provider/gateway.ts";
-import type { ThreadItem, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
+import type { ThreadItem, Todo, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
 import type {
   Entry,
   StepEntry,
@@ -14,6 +14,10 @@ import type {
   TurnEndedEntry,
   TurnStartedEntry,
 } from "../journal/entries.ts";
+import { type InteractionsReader, publicInteraction } from "./interactions.ts";
+import { ASK_USER_TOOL, TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { itemIds } from "./item_ids.ts";
+import { TurnTimeline } from "./turn_timeline.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -25,16 +29,13 @@ export interface OpSink {
   touch(): void;
 }
 
-/** The item id scheme: derived from the journal, so live and settled items share ids. */
-export const itemIds = {
-  user: (turnId: string): string => `${turnId}:user`,
-  thinking: (runId: string, step: number): string => `${runId}:${step}:thinking`,
-  assistant: (runId: string, step: number): string => `${runId}:${step}:assistant`,
-  tool: (runId: string, step: number, callId: string): string => `${runId}:${step}:tool:${callId}`,
-};
+export { itemIds } from "./item_ids.ts";
 
 /** What readers of a view may use: items, turns and lookups, none of the changes. */
-export type ViewReader = Pick<ViewModel, "items" | "turns" | "item" | "seqOf" | "turnEndSeq">;
+export type ViewReader = Pick<
+  ViewModel,
+  "items" | "turns" | "item" | "seqOf" | "turnEndSeq" | "todos"
+>;
 
 /** A thread's items and turns, built from entries plus the live overlay. */
 export class ViewModel {
@@ -47,31 +48,65 @@ export class ViewModel {
   readonly #liveBytes = new Map<string, number>();
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
   readonly #toolItems = new Map<string, string>();
+  /** Interaction id → the item that shows it (a tool item or an interaction item). */
+  readonly #interactionItems = new Map<string, string>();
   readonly #sink: OpSink;
+  readonly #interactions: InteractionsReader;
+  /** The latest list written by `todo_write`. */
+  todos: Todo[] = [];
+  readonly #timeline = new TurnTimeline();
 
-  /** @param sink receives every change, in order */
-  constructor(sink: OpSink) {
+  /**
+   * @param sink receives every change, in order
+   * @param interactions the path's interactions, applied before this view sees each entry
+   */
+  constructor(sink: OpSink, interactions: InteractionsReader) {
     this.#sink = sink;
+    this.#interactions = interactions;
   }
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
+    this.#timeline.apply(entry);
     switch (entry.kind) {
       case "turn_started":
         return this.#turnStarted(entry);
       case "step":
         return this.#step(entry);
       case "tool_dispatched":
-        for (const callId of entry.callIds) this.#setToolStatus(entry.runId, callId, "running");
+        for (const callId of entry.callIds) {
+          this.#setToolStatus(entry.runId, callId, "running", entry.at);
+        }
+        for (const callId of entry.safe ?? []) {
+          this.#setToolStatus(entry.runId, callId, "running", entry.at);
+        }
         return;
       case "tool_results":
-        return this.#toolResults(entry);
+        this.#toolResults(entry);
+        return this.#todosFrom(entry);
       case "turn_ended":
-        return this.#turnEnded(entry);
+        this.#turnEnded(entry);
+        return this.#refreshInteractions(entry.turnId);
       case "compaction":
         return; // context bookkeeping: no view item (see ContextModel)
       case "child_events":
         return; // provider messages only, never view items
+      case "interaction_opened":
+        return this.#interactionOpened(entry.interactionId, entry.seq);
+      case "interaction_resolved":
+        return this.#interactionResolved(entry.interactionId, entry.seq);
+      case "steer": {
+        const id = itemIds.steer(entry.steerId);
+        this.#itemSeq.set(id, entry.seq);
+        return this.#add({
+          id,
+          ordinal: 0,
+          kind: "user",
+          turnId: entry.turnId,
+          createdAt: entry.at,
+          text: entry.text,
+        });
+      }
       default: {
         const never: never = entry;
         throw new Error(`Unhandled entry ${(never as Entry).kind}`);
@@ -140,7 +175,7 @@ export class ViewModel {
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
-    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at };
+    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at, finalItemIds: [] };
     if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
     this.#turnIndex.set(entry.turnId, this.turns.length);
     this.turns.push(summary);
@@ -169,20 +204,26 @@ export class ViewModel {
     } else this.dropLive(runId, step);
     for (const call of entry.calls) {
       if (call.invalid) continue; // rejected calls have no item; their feedback is in the journal
+      // An `ask_user` call is shown by its interaction item alone.
+      if (call.name === ASK_USER_TOOL && call.interactionId && call.decision !== "ask") continue;
       const id = itemIds.tool(runId, step, call.callId);
       this.#toolItems.set(`${runId}|${call.callId}`, id);
       this.#itemSeq.set(id, entry.seq);
-      // Allowed calls run as soon as the step is committed (approvals come with interactions).
-      const status: ToolItemStatus = call.decision === "deny" ? "denied" : "running";
-      this.#add({
-        id,
-        ordinal: 0,
-        kind: "tool",
-        turnId,
-        runId,
-        createdAt: entry.at,
-        tool: { callId: call.callId, name: call.name, arguments: call.arguments, status },
-      });
+      // Allowed calls run as soon as the step is committed; others wait for their approval.
+      const status: ToolItemStatus = call.decision === "deny"
+        ? "denied"
+        : call.decision === "ask"
+        ? "waiting_approval"
+        : "running";
+      const tool: NonNullable<ThreadItem["tool"]> = {
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+        status,
+      };
+      // An allowed call is dispatched by the commit of its step.
+      if (call.decision === "allow" && !call.repeated) tool.startedAt = entry.at;
+      this.#add({ id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool });
     }
     this.#addUsage(turnId, entry.usage);
   }
@@ -219,21 +260,106 @@ export class ViewModel {
           status: result.status,
           output: result.output,
           artifactId: result.artifactId,
+          endedAt: entry.at,
         },
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
+      if (result.structured !== undefined && updated.tool) {
+        updated.tool.structured = result.structured;
+      }
+      if (result.activity) updated.tool!.activity = structuredClone(result.activity);
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
       this.#emit(() => ({ op: "replace", item: updated }));
     }
   }
 
-  #setToolStatus(runId: string, callId: string, status: ToolItemStatus): void {
+  #todosFrom(entry: ToolResultsEntry): void {
+    for (const result of entry.results) {
+      if (result.name !== TODO_WRITE_TOOL || result.status !== "completed") continue;
+      const todos = todosOf(result.structured);
+      if (!todos) continue;
+      this.todos = todos;
+      this.#emit(() => ({ op: "component", name: "todos", value: this.todos.slice() }));
+    }
+  }
+
+  #interactionOpened(interactionId: string, seq: number): void {
+    const state = this.#interactions.get(interactionId);
+    if (!state) return;
+    if (state.kind === "approval" && state.callId !== undefined) {
+      const id = this.#toolItems.get(`${state.runId}|${state.callId}`);
+      if (id !== undefined) this.#interactionItems.set(interactionId, id);
+    } else {
+      const id = itemIds.interaction(interactionId);
+      this.#itemSeq.set(id, seq);
+      this.#interactionItems.set(interactionId, id);
+      this.#add({
+        id,
+        ordinal: 0,
+        kind: "interaction",
+        turnId: state.turnId,
+        runId: state.runId,
+        createdAt: state.openedAt,
+      });
+    }
+    this.#showInteraction(interactionId);
+    this.#emitPending();
+  }
+
+  #interactionResolved(interactionId: string, seq: number): void {
+    const state = this.#interactions.get(interactionId);
+    if (!state) return;
+    const id = this.#interactionItems.get(interactionId);
+    if (id !== undefined && state.kind !== "approval") this.#itemSeq.set(id, seq);
+    this.#showInteraction(interactionId);
+    const resolution = state.resolution;
+    if (state.kind === "approval" && state.callId !== undefined && resolution) {
+      const status: ToolItemStatus = resolution.type === "decision"
+        ? resolution.decision === "approve" ? "pending" : "denied"
+        : "cancelled";
+      this.#setToolStatus(state.runId, state.callId, status);
+    }
+    this.#emitPending();
+  }
+
+  /** Interactions a turn's end closed: their items show them resolved. */
+  #refreshInteractions(turnId: string): void {
+    let changed = false;
+    for (const [interactionId, itemId] of this.#interactionItems) {
+      const item = this.item(itemId);
+      if (item?.turnId !== turnId || item.interaction?.status !== "pending") continue;
+      this.#showInteraction(interactionId);
+      changed = true;
+    }
+    if (changed) this.#emitPending();
+  }
+
+  #showInteraction(interactionId: string): void {
+    const state = this.#interactions.get(interactionId);
+    const id = this.#interactionItems.get(interactionId);
+    const index = id === undefined ? undefined : this.#itemIndex.get(id);
+    if (!state || index === undefined) return;
+    const updated: ThreadItem = { ...this.items[index], interaction: publicInteraction(state) };
+    this.items[index] = updated;
+    this.#emit(() => ({ op: "replace", item: updated }));
+  }
+
+  #emitPending(): void {
+    this.#emit(() => ({
+      op: "component",
+      name: "pending",
+      value: this.#interactions.pending().map(publicInteraction),
+    }));
+  }
+
+  #setToolStatus(runId: string, callId: string, status: ToolItemStatus, startedAt?: string): void {
     const id = this.#toolItems.get(`${runId}|${callId}`);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items[index];
     const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
+    if (startedAt !== undefined) updated.tool!.startedAt ??= startedAt;
     this.items[index] = updated;
     this.#emit(() => ({ op: "replace", item: updated }));
   }
@@ -243,6 +369,10 @@ export class ViewModel {
     if (index === undefined) return;
     const turn = { ...this.turns[index], outcome: entry.outcome, endedAt: entry.at };
     turn.durationMs = Date.parse(entry.at) - Date.parse(turn.startedAt);
+    Object.assign(
+      turn,
+      this.#timeline.facts(entry.turnId, turn.startedAt, entry.at, entry.outcome === "completed"),
+    );
     if (entry.failure) turn.failure = { ...entry.failure };
     this.turns[index] = turn;
     this.#turnEndSeq.set(entry.turnId, entry.seq);

@@ -5,6 +5,8 @@
  */
 import type { TurnFailureCode } from "../errors.ts";
 import type { Usage } from "../provider/gateway.ts";
+import type { ToolActivity } from "../tools/tool_activity.ts";
+import type { TitleStatus } from "./title_state.ts";
 
 /** `stopping` is memory-only: a cancel is in progress. */
 export type ThreadStatus = "idle" | "running" | "waiting" | "stopping";
@@ -30,7 +32,21 @@ export interface Interaction {
   callId?: string;
   toolName?: string;
   questions?: { id: string; prompt: string; secret?: boolean; options?: string[] }[];
+  /** How it was resolved; secret answers appear only as question ids in `redacted`. */
+  resolution?: {
+    decision?: "approve" | "deny";
+    answers?: { questionId: string; value: string }[];
+    redacted?: string[];
+    cancelled?: boolean;
+  };
+  /** When it was opened. */
+  createdAt?: string;
+  /** When it was resolved. */
+  resolvedAt?: string;
 }
+
+export type { Todo } from "../tools/builtin_names.ts";
+import type { Todo } from "../tools/builtin_names.ts";
 
 /** One entry of the conversation as a person sees it. Ids and ordinals are stable. */
 export interface ThreadItem {
@@ -51,6 +67,14 @@ export interface ThreadItem {
     output?: string;
     /** The full output is kept as this artifact (the model saw a bounded head and tail). */
     artifactId?: string;
+    /** The handler's `structured` value as stored (JSON). */
+    structured?: unknown;
+    /** Display facts the tool returned (`ToolResult.activity`), validated and bounded. */
+    activity?: ToolActivity;
+    /** When the call was dispatched (its recorded start); absent for calls that never ran. */
+    startedAt?: string;
+    /** When its result was recorded. */
+    endedAt?: string;
   };
   interaction?: Interaction;
 }
@@ -67,6 +91,14 @@ export interface TurnSummary {
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
   /** Usage the provider reported for the turn, summed over its steps. */
   usage?: Usage;
+  /** From start to end, once the turn has ended. */
+  elapsedMs?: number;
+  /** The part of `elapsedMs` spent waiting for approvals and answers (the union of those waits). */
+  waitingMs?: number;
+  /** `elapsedMs` minus `waitingMs`. */
+  workMs?: number;
+  /** The assistant items that make the turn's final answer, in order (empty unless it completed). */
+  finalItemIds: string[];
 }
 
 /** Input waiting for the thread. */
@@ -91,11 +123,19 @@ export interface ThreadView {
   parentThreadId?: string;
   forkedFrom?: { threadId: string; itemId?: string };
   title?: string;
+  /** Where the title stands (see `TitleStatus`). */
+  titleStatus: TitleStatus;
+  /** Grows with every host title and every generation claim. */
+  titleGeneration: number;
+  /** Inputs a restore took out of the queue: offer them again, under current authority. */
+  restoredInputs?: QueuedInput[];
   status: ThreadStatus;
   items: ThreadItem[];
   pending: Interaction[];
   queue: QueuedInput[];
   turns: TurnSummary[];
+  /** The todo list the model keeps with `todo_write`; `[]` on a new thread. */
+  todos: Todo[];
   runProgress?: RunProgress;
   /** Context window figures, when the thread's agent is known to this host. */
   context?: { windowTokens: number; estimateTokens: number; confirmed?: Usage };
@@ -108,6 +148,10 @@ export interface ThreadSummary {
   threadId: string;
   parentThreadId?: string;
   title?: string;
+  /** Where the title stands. */
+  titleStatus: TitleStatus;
+  /** Grows with every host title and every generation claim. */
+  titleGeneration: number;
   status: ThreadStatus;
   createdAt: string;
   updatedAt: string;
@@ -121,7 +165,16 @@ export type ViewOp =
   | { op: "remove"; itemId: string }
   | {
     op: "component";
-    name: "status" | "pending" | "queue" | "turns" | "runProgress" | "title" | "context";
+    name:
+      | "status"
+      | "pending"
+      | "queue"
+      | "turns"
+      | "runProgress"
+      | "title"
+      | "todos"
+      | "titleState"
+      | "context";
     value: unknown;
   };
 

@@ -7,6 +7,7 @@
  */
 import type { Agent } from "../config/agent.ts";
 import type { SupplementalContext } from "../journal/entries.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
 export interface PartialStep {
@@ -39,6 +40,10 @@ export class ActiveRun {
   #batch: Promise<void> | undefined;
   #partial: PartialStep | undefined;
   #finished!: () => void;
+  #stepAbort: AbortController | undefined;
+  #steers = 0;
+  // Secret answers live here only: in the memory of the run that `respond` resumed.
+  readonly #secrets = new Map<string, ProviderMessage>();
 
   /**
    * @param turnId the admitted turn
@@ -78,6 +83,7 @@ export class ActiveRun {
     this.#stopRequested = true;
     const reason = new DOMException(why, "AbortError");
     this.#providerAbort.abort(reason);
+    this.#stepAbort?.abort(reason);
     if (scope === "all") this.#toolAbort.abort(reason);
   }
 
@@ -106,6 +112,39 @@ export class ActiveRun {
   /** The streamed text is committed or void (a retry streams afresh). */
   dropPartial(): void {
     this.#partial = undefined;
+  }
+
+  /**
+   * A signal for one provider request: aborted by a stop, or by a steer
+   * (which ends the attempt but not the turn).
+   */
+  stepSignal(): AbortSignal {
+    this.#stepAbort = new AbortController();
+    if (this.#providerAbort.signal.aborted) {
+      this.#stepAbort.abort(this.#providerAbort.signal.reason);
+    }
+    return this.#stepAbort.signal;
+  }
+
+  /** How many steering messages reached this run. */
+  get steers(): number {
+    return this.#steers;
+  }
+
+  /** A steering message was committed: the provider request in flight ends; the turn goes on. */
+  steer(): void {
+    this.#steers++;
+    this.#stepAbort?.abort(new DOMException("Steered", "AbortError"));
+  }
+
+  /** The answers message with its secret values, for this run's requests only. */
+  addSecret(interactionId: string, message: ProviderMessage): void {
+    this.#secrets.set(interactionId, message);
+  }
+
+  /** Secret-bearing replacements of answers messages, by interaction id. */
+  get secrets(): ReadonlyMap<string, ProviderMessage> {
+    return this.#secrets;
   }
 
   /** The run has returned: {@link done} settles. */

@@ -10,6 +10,7 @@ import type { ServiceContext } from "./service_context.ts";
 import { viewCommand } from "./thread_command.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "../projection/view_types.ts";
+import type { ActiveRun } from "./active_run.ts";
 
 /** How long graceful cancel waits for in-flight tools. */
 export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
@@ -17,10 +18,17 @@ export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
 /** Cancels the thread's running turn. */
 export async function cancel(
   ctx: ServiceContext,
-  command: { threadId: string; requestKey: string; mode?: "immediate" | "graceful" },
+  command: {
+    threadId: string;
+    requestKey: string;
+    mode?: "immediate" | "graceful";
+    /** Accepted now; child threads arrive with sub-agents. */
+    includeDescendants?: boolean;
+  },
 ): Promise<{ view: ThreadView }> {
   const { threadId, requestKey } = command;
   const actor = await ctx.actors.get(threadId);
+  let stopped: ActiveRun | undefined;
   if (command.mode === "graceful") {
     const run = await actor.exclusive(async () => {
       ctx.assertOpen();
@@ -31,12 +39,16 @@ export async function cancel(
       actor.markStopping();
       return active;
     });
+    stopped = run;
     if (run?.batch) await raceWindow(run.batch, GRACEFUL_TOOL_WINDOW_MS);
   }
   // The mode is not part of the fingerprint.
   return viewCommand(ctx, command, "cancel", {}, async (actor, key) => {
     const run = actor.run;
-    const change = planSettlement(actor, "cancelled", run?.partial);
+    // A graceful stop may have let its run return already: its streamed text is still kept.
+    const partial = run?.partial ??
+      (stopped?.turnId === actor.record.active?.turnId ? stopped?.partial : undefined);
+    const change = planSettlement(actor, "cancelled", partial);
     try {
       if (change) await actor.commit({ ...change, request: claimOf(key) });
     } catch (error) {

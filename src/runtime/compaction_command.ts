@@ -75,6 +75,7 @@ export async function compact(
         });
         return { noop: true };
       }
+      ctx.gate.assertExecutable("compact");
       const run = await admitTurn(ctx.runs, actor, {
         requestKey,
         compaction: true,

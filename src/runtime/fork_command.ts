@@ -16,6 +16,7 @@ import type { ServiceContext } from "./service_context.ts";
 import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { ThreadView } from "../projection/view_types.ts";
+import { inheritedTitle } from "./titles.ts";
 
 /** Forks a thread at an item (default: its end). */
 export async function fork(
@@ -55,7 +56,7 @@ export async function fork(
       status: "idle",
       queue: [],
     };
-    if (plan.sourceRecord.title !== undefined) record.title = plan.sourceRecord.title;
+    Object.assign(record, inheritedTitle(plan.sourceRecord));
     if (lastTurn) record.lastTurn = lastTurn;
     const version = await ctx.journal.commit({
       expected: null,
@@ -109,8 +110,9 @@ function settleCut(entries: Entry[], at: string, cut: number): {
         turnId: entry.turnId,
         outcome: entry.outcome,
         retryable: entry.failure?.code !== "effect_outcome_unknown" &&
-          lastTurn?.retryable !== false,
+          entry.failure?.code !== "restored_turn" && lastTurn?.retryable !== false,
       };
+      if (entry.failure) lastTurn.code = entry.failure.code;
     }
   }
   if (!active) return { own: [], lastTurn };

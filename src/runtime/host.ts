@@ -18,11 +18,14 @@ import { recoverThreads } from "./recovery.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { LeaseKeeper } from "./lease_keeper.ts";
 import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
-import { createThreadService, type ThreadService } from "./thread_service.ts";
 import { ChildThreads } from "../subagents/children.ts";
 import { childAwareResolver } from "../subagents/agent_resolution.ts";
 import { subagentEquipment } from "../subagents/equip.ts";
 import { childEventCollector } from "../subagents/parent_events.ts";
+import { createThreadService, type LocalThreadService } from "./thread_service.ts";
+import { ExecutionGate } from "./execution_gate.ts";
+import { prepareRestore, type RestoreReport } from "./restore.ts";
+import { settleTitleClaims, TitleJobs } from "./titles.ts";
 
 /** Where a turn's agent comes from. */
 export type AgentSource =
@@ -32,10 +35,29 @@ export type AgentSource =
 /** An engine instance over one store. */
 export interface Host {
   /** The ThreadService; the same options return the same service. */
-  threads(options: AgentSource): ThreadService;
+  threads(options: AgentSource): LocalThreadService;
   /** Stops admission, aborts running work, waits for it (bounded by `signal`), closes the store. */
   shutdown(options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Ends deferred execution (`deferExecution: true`): settles what a previous
+   * process left unfinished, then lets commands start runs. Resolves at once
+   * on a host that was not deferred; calls share one activation.
+   */
+  activate(): Promise<void>;
+  /**
+   * For a store restored from a backup, on a deferred host before
+   * `activate()`: stops unfinished turns (`interrupted`, failure code
+   * `restored_turn`, never retryable), releases pending interactions as
+   * cancelled, and moves queued inputs to `view.restoredInputs`. Idempotent:
+   * a second call finds nothing left and reports zeros.
+   *
+   * @throws {FloretError} `invalid_input` on a host that is not deferred or is already activating
+   */
+  prepareRestore(): Promise<RestoreReport>;
 }
+
+/** A startup phase reported to `onStartup`. */
+export type StartupPhase = "migrating" | "verifying";
 
 /** Options of {@link openHost}. */
 export interface HostOptions {
@@ -52,6 +74,19 @@ export interface HostOptions {
   hostId?: string;
   /** How long a host's claim on a running turn lasts without renewal. Default 30 s. */
   leaseTtlMs?: number;
+  /**
+   * Open without executing: reads and bookkeeping commands work, commands
+   * that would start a run answer `execution_deferred` until `activate()`.
+   * Unfinished turns are settled at activation, not at open (so that
+   * `prepareRestore()` can stop them as restored instead).
+   */
+  deferExecution?: boolean;
+  /**
+   * Told each startup phase as it begins, synchronously, before `openHost`
+   * resolves: `migrating` (the store's schema is checked and upgraded) then
+   * `verifying` (unfinished work is looked for and, unless deferred, settled).
+   */
+  onStartup?: (phase: StartupPhase) => void;
 }
 
 /**
@@ -92,11 +127,30 @@ export async function openHost(options: HostOptions): Promise<Host> {
       `leaseTtlMs must be a number of at least 30: ${leaseTtlMs}`,
     );
   }
+  const { deferExecution = false, onStartup } = options;
+  if (typeof deferExecution !== "boolean") {
+    throw new FloretError("invalid_input", "deferExecution must be a boolean");
+  }
+  if (onStartup !== undefined && typeof onStartup !== "function") {
+    throw new FloretError("invalid_input", "onStartup must be a function");
+  }
   const ownership: Ownership = { hostId, leaseTtlMs };
   const observe = safeObserver(options.onEvent);
+  const phase = (name: StartupPhase): void => {
+    try {
+      onStartup?.(name);
+    } catch {
+      // A progress callback must not decide whether the store opens.
+    }
+  };
+  phase("migrating");
   const journal = await Journal.open(options.store);
-  await recoverThreads(journal, ownership, observe);
-  return new EngineHost(journal, ownership, observe, options.onEvent !== undefined);
+  phase("verifying");
+  const host = new EngineHost(journal, ownership, observe, options.onEvent !== undefined, {
+    deferred: deferExecution,
+  });
+  if (!deferExecution) await host.recover();
+  return host;
 }
 
 /** How long `shutdown()` without a signal waits for runs that ignore their abort. */
@@ -110,22 +164,58 @@ class EngineHost implements Host {
   readonly #leases: LeaseKeeper;
   #closed = false;
   #shutdown: Promise<void> | undefined;
-  #service: { source: AgentSource; service: ThreadService } | undefined;
+  #service: { source: AgentSource; service: LocalThreadService } | undefined;
+  readonly #ownership: Ownership;
+  readonly #gate: ExecutionGate;
+  readonly #titles: TitleJobs;
 
   constructor(
     journal: Journal,
     ownership: Ownership,
     observe: (event: ObservationEvent) => void,
     observing: boolean,
+    lifecycle: { deferred: boolean },
   ) {
     this.#journal = journal;
     this.#observe = observe;
     this.#observing = observing;
+    this.#ownership = ownership;
     this.#actors = new ActorCache(journal, ownership);
     this.#leases = new LeaseKeeper(this.#actors, ownership);
+    this.#gate = new ExecutionGate(lifecycle.deferred);
+    this.#titles = new TitleJobs(this.#actors, observe);
   }
 
-  threads(options: AgentSource): ThreadService {
+  /** Settles what a previous process left: unfinished turns, then title claims. */
+  async recover(): Promise<void> {
+    await recoverThreads(this.#journal, this.#ownership, this.#observe);
+    await settleTitleClaims(this.#journal, this.#ownership, false);
+  }
+
+  activate(): Promise<void> {
+    if (this.#closed) return Promise.reject(new FloretError("host_closed", "Host is shut down"));
+    return this.#gate.activate(async () => {
+      await this.recover();
+      // Reads may have loaded actors before recovery wrote: they catch up (and wake their waiters).
+      for (const actor of this.#actors.all()) await actor.exclusive(() => actor.sync());
+      this.#observe({ type: "host.activated", at: new Date().toISOString() });
+    });
+  }
+
+  async prepareRestore(): Promise<RestoreReport> {
+    if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
+    if (!this.#gate.deferred || this.#gate.activating) {
+      throw new FloretError(
+        "invalid_input",
+        "prepareRestore needs a host opened with deferExecution that is not activated yet",
+      );
+    }
+    const report = await prepareRestore(this.#journal, this.#actors, this.#ownership);
+    this.#observe({ type: "host.restore_prepared", at: new Date().toISOString(), ...report });
+    return report;
+  }
+
+  threads(options: AgentSource): LocalThreadService {
     if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
     const source = typeof options === "object" && options !== null ? options : undefined;
     const agent = source && "agent" in source ? source.agent : undefined;
@@ -171,6 +261,8 @@ class EngineHost implements Host {
         observe: this.#observe,
         observing: this.#observing,
         resolveAgent: childAwareResolver(this.#journal, resolveRoot),
+        titleClaimed: (threadId, agent, input, generation) =>
+          this.#titles.start(threadId, agent, input, generation),
         onRunStart: () => this.#leases.runStarted(),
         onRunEnd: () => {
           this.#actors.trim();
@@ -181,6 +273,7 @@ class EngineHost implements Host {
       assertOpen: () => {
         if (this.#closed) throw new FloretError("host_closed", "Host is shut down");
       },
+      gate: this.#gate,
     };
     ctx.runs.equip = subagentEquipment(new ChildThreads(ctx));
     ctx.runs.childEvents = childEventCollector(ctx);
@@ -220,6 +313,7 @@ class EngineHost implements Host {
       }),
     ]);
     clearTimeout(timer);
+    await this.#titles.stop();
     this.#leases.stop();
     this.#actors.stopProbes();
     for (const actor of actors) actor.publisher.close();

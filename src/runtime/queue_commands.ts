@@ -19,10 +19,51 @@ export function deleteQueued(
 ): Promise<{ view: ThreadView }> {
   const { queueId } = command;
   return viewCommand(ctx, command, "deleteQueued", { queueId }, async (actor, key) => {
-    const item = queuedItem(actor, queueId);
+    // A restored input (see restore.ts) is dismissed the same way as a queued one.
+    const restored = actor.record.restoredInputs ?? [];
+    if (!restored.some((item) => item.id === queueId)) queuedItem(actor, queueId);
     actor.dropQueuedSupplemental(queueId);
-    const queue = actor.record.queue.filter((queued) => queued !== item);
-    await actor.commit({ record: { ...actor.record, queue }, request: claimOf(key) });
+    const record = {
+      ...actor.record,
+      queue: actor.record.queue.filter((queued) => queued.id !== queueId),
+    };
+    if (restored.length > 0) {
+      record.restoredInputs = restored.filter((item) => item.id !== queueId);
+      if (record.restoredInputs.length === 0) delete record.restoredInputs;
+    }
+    await actor.commit({ record, request: claimOf(key) });
+    actor.publishStatus();
+  });
+}
+
+/** Replaces a queued input's text when it still reads `expectedText` (else `request_conflict`). */
+export function editQueued(
+  ctx: ServiceContext,
+  command: {
+    threadId: string;
+    requestKey: string;
+    queueId: string;
+    text: string;
+    expectedText: string;
+  },
+): Promise<{ view: ThreadView }> {
+  const { queueId, text, expectedText } = command;
+  const input = { queueId, text, expectedText };
+  return viewCommand(ctx, command, "editQueued", input, async (actor, key) => {
+    const item = queuedItem(actor, queueId);
+    if (item.input.text !== expectedText) {
+      throw new FloretError(
+        "request_conflict",
+        `Queued input ${queueId} has changed since it was read`,
+      );
+    }
+    const queue = actor.record.queue.map((queued) =>
+      queued === item ? { ...queued, input: { ...queued.input, text } } : queued
+    );
+    await actor.commit({
+      record: { ...actor.record, queue, updatedAt: new Date().toISOString() },
+      request: claimOf(key),
+    });
     actor.publishStatus();
   });
 }
@@ -34,6 +75,14 @@ export function deleteQueued(
  */
 export function queuedItem(actor: ThreadActor, queueId: string): QueuedItem {
   const item = actor.record.queue.find((queued) => queued.id === queueId);
-  if (!item) throw new FloretError("invalid_input", `No queued input with id: ${queueId}`);
+  if (!item) {
+    const restored = actor.record.restoredInputs?.some((queued) => queued.id === queueId);
+    throw new FloretError(
+      "invalid_input",
+      restored
+        ? `Input ${queueId} was restored from a backup: send it again to run it`
+        : `No queued input with id: ${queueId}`,
+    );
+  }
   return item;
 }

@@ -11,7 +11,7 @@ import type { Journal } from "../journal/journal.ts";
 import { keys } from "../journal/keys.ts";
 import type { ObservationEvent } from "../observation/events.ts";
 import { Publisher } from "./publisher.ts";
-import { planSettlement } from "./settle_turn.ts";
+import { planRecovery } from "./settle_turn.ts";
 import { retryStale } from "./stale_retry.ts";
 import { ThreadActor } from "./thread_actor.ts";
 import type { Ownership } from "./ownership.ts";
@@ -37,7 +37,7 @@ export async function recoverThreads(
     const active = await retryStale(async () => {
       const active = actor.record.active;
       if (active && !actor.abandoned) return undefined; // another live host runs it
-      const change = planSettlement(actor, "interrupted");
+      const change = planRecovery(actor);
       if (!change || !active) {
         await actor.commit({ record: actor.record, delete: [keys.active(threadId)] });
         return undefined;

@@ -17,8 +17,14 @@ import type {
   TurnOutcome,
 } from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
+import type { KvKey } from "../spi/kv_store.ts";
 import type { ObservationEvent } from "../observation/events.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
+import type { InteractionsReader } from "../projection/interactions.ts";
+import type { OpenCallsReader } from "../projection/open_calls.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
+import { hasWork } from "../engine/batch_settlement.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -53,6 +59,7 @@ export class ThreadRunHost implements RunHost {
   readonly #run: ActiveRun;
   readonly #deps: RunDeps;
   #next: ActiveRun | undefined;
+  #steered = false;
 
   /**
    * @param actor the thread
@@ -82,6 +89,63 @@ export class ThreadRunHost implements RunHost {
     return this.#actor.history;
   }
 
+  get interactions(): InteractionsReader {
+    return this.#actor.interactions;
+  }
+
+  get openCalls(): OpenCallsReader {
+    return this.#actor.openCalls;
+  }
+
+  stepSignal(): AbortSignal {
+    return this.#run.stepSignal();
+  }
+
+  steerCount(): number {
+    return this.#run.steers;
+  }
+
+  takeSteered(): boolean {
+    const steered = this.#steered;
+    this.#steered = false;
+    return steered;
+  }
+
+  secrets(): ReadonlyMap<string, ProviderMessage> {
+    return this.#run.secrets;
+  }
+
+  commitEntries(entries: NewEntry[], artifacts: Artifact[]): Promise<boolean> {
+    if (entries.length === 0) return Promise.resolve(true);
+    return this.#owned(() =>
+      this.#actor.commit({ record: null, entries, set: this.#artifactValues(artifacts) })
+    );
+  }
+
+  async park(): Promise<"parked" | "runnable" | "lost"> {
+    let outcome: "parked" | "runnable" = "parked";
+    const owned = await this.#owned(async () => {
+      const actor = this.#actor;
+      if (hasWork(actor.openCalls.list(), actor.interactions, this.#run.turnId)) {
+        outcome = "runnable";
+        return;
+      }
+      const { turnId, runId } = this.#run;
+      const record: ThreadRecord = {
+        ...actor.record,
+        status: "waiting",
+        waiting: { turnId, runId },
+        updatedAt: new Date().toISOString(),
+      };
+      delete record.active;
+      await actor.commit({ record });
+      this.#run.dropPartial();
+      this.#actor.setProgress(undefined);
+      this.observe("turn.waiting", {});
+    });
+    return owned ? outcome : "lost";
+  }
+
   stopRequested(): boolean {
     return this.#run.stopRequested;
   }
@@ -101,30 +165,45 @@ export class ThreadRunHost implements RunHost {
     this.#actor.dropLive(this.#run, step);
   }
 
-  commitStep(step: NewStep, end?: { outcome: TurnOutcome }): Promise<boolean> {
+  commitStep(
+    step: NewStep,
+    end?: { outcome: TurnOutcome; steers?: number },
+    also: NewEntry[] = [],
+  ): Promise<boolean> {
     return this.#owned(async () => {
-      if (end) return await this.#end([step], end.outcome);
-      await this.#actor.commit({ record: null, entries: [step] });
+      // A steer that arrived during the final step keeps the turn going.
+      const steered = end?.steers !== undefined && end.steers !== this.#run.steers;
+      if (end && !steered) return await this.#end([step, ...also], end.outcome);
+      this.#steered = steered;
+      await this.#actor.commit({ record: null, entries: [step, ...also] });
       this.#run.dropPartial();
     });
   }
 
-  commitResults(results: NewResults, artifacts: Artifact[]): Promise<boolean> {
-    const threadId = this.#actor.threadId;
+  commitResults(
+    results: NewResults,
+    artifacts: Artifact[],
+    also: NewEntry[] = [],
+  ): Promise<boolean> {
     return this.#owned(() =>
       this.#actor.commit({
         record: null,
-        entries: [results],
-        set: artifacts.map((artifact) => ({
-          key: keys.artifact(threadId, artifact.id),
-          value: artifact,
-        })),
+        entries: also.length === 0 ? [results] : [results, ...also],
+        set: this.#artifactValues(artifacts),
       })
     );
   }
 
   commitCompaction(entry: NewCompaction): Promise<boolean> {
     return this.#owned(() => this.#actor.commit({ record: null, entries: [entry] }));
+  }
+
+  #artifactValues(artifacts: Artifact[]): { key: KvKey; value: unknown }[] {
+    const threadId = this.#actor.threadId;
+    return artifacts.map((artifact) => ({
+      key: keys.artifact(threadId, artifact.id),
+      value: artifact,
+    }));
   }
 
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean> {

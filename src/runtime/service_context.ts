@@ -6,6 +6,7 @@
  */
 import type { Journal } from "../journal/journal.ts";
 import type { ActorCache } from "./actor_cache.ts";
+import type { ExecutionGate } from "./execution_gate.ts";
 import type { RunDeps } from "./run_host.ts";
 
 /** Shared state of one ThreadService. */
@@ -16,4 +17,6 @@ export interface ServiceContext {
   runs: RunDeps;
   /** @throws {FloretError} `host_closed` after shutdown */
   assertOpen(): void;
+  /** Whether commands may start execution yet (`deferExecution`). */
+  gate: ExecutionGate;
 }

@@ -8,6 +8,9 @@
  */
 import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import { settleOpenCalls } from "../projection/open_calls.ts";
+import type { InteractionState } from "../projection/interactions.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
+import { newId } from "../identity/ids.ts";
 import type { ActorChange, ThreadActor } from "./thread_actor.ts";
 import { planTurnEnd } from "./turn_end.ts";
 
@@ -20,7 +23,7 @@ import { planTurnEnd } from "./turn_end.ts";
  */
 export async function settleOrphan(actor: ThreadActor): Promise<void> {
   if (!actor.abandoned) return;
-  const change = planSettlement(actor, "interrupted");
+  const change = planRecovery(actor);
   if (change) await actor.commit(change);
 }
 
@@ -28,16 +31,18 @@ export async function settleOrphan(actor: ThreadActor): Promise<void> {
  * Plans the commit that ends the actor's active turn.
  *
  * @param actor the thread (inside its lock)
- * @param clean the outcome when no side effect is in doubt: `cancelled` or `interrupted`
+ * @param clean the outcome when no side effect is in doubt: `cancelled` or `interrupted`;
+ *   `restored` (a restore stops the turn) is always `interrupted` with `restored_turn`
  * @param partial text a cancelled step had streamed, kept for people
  * @returns the change, or `undefined` when no turn is active
  */
 export function planSettlement(
   actor: ThreadActor,
-  clean: "cancelled" | "interrupted",
+  clean: "cancelled" | "interrupted" | "restored",
   partial?: { step: number; text: string; reasoning: string },
 ): ActorChange | undefined {
-  const active = actor.record.active;
+  // A waiting turn has no run, but it is just as unfinished.
+  const active = actor.record.active ?? actor.record.waiting;
   if (!active) return undefined;
   const entries: NewEntry[] = [];
   if (partial && (partial.text || partial.reasoning)) {
@@ -55,14 +60,28 @@ export function planSettlement(
     if (partial.reasoning) step.reasoning = partial.reasoning;
     entries.push(step);
   }
+  // Pending approvals and questions are resolved as cancelled: nothing runs after this.
+  for (const pending of actor.interactions.pendingOf(active.turnId)) {
+    entries.push({
+      kind: "interaction_resolved",
+      turnId: active.turnId,
+      interactionId: pending.id,
+      resolution: { type: "cancelled" },
+    });
+  }
   const open = actor.openCalls.list();
   const { results, unknown } = settleOpenCalls(open);
   if (results.length > 0) {
     entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
   }
-  let outcome: TurnOutcome = clean;
+  let outcome: TurnOutcome = clean === "restored" ? "interrupted" : clean;
   let failure: TurnFailure | undefined;
-  if (unknown) {
+  if (clean === "restored") {
+    failure = {
+      code: "restored_turn",
+      message: "The turn was stopped because the store was restored from a backup",
+    };
+  } else if (unknown) {
     outcome = "failed";
     failure = {
       code: "effect_outcome_unknown",
@@ -78,4 +97,56 @@ export function planSettlement(
     failure,
   });
   return { record: planned.record, entries: [...entries, ...planned.entries] };
+}
+
+/**
+ * Plans the settlement of a turn whose run died (restart, lapsed lease). A
+ * secret answer lived only in that run's memory, so when the turn holds one
+ * (and no side effect is in doubt) its secret questions are asked again as a
+ * new pending interaction and the turn waits; otherwise the turn is
+ * interrupted as usual.
+ *
+ * @param actor the thread (inside its lock)
+ * @returns the change, or `undefined` when no turn is active
+ */
+export function planRecovery(actor: ThreadActor): ActorChange | undefined {
+  const active = actor.record.active;
+  if (!active) return planSettlement(actor, "interrupted");
+  const lost = lostSecrets(actor, active.turnId);
+  const open = actor.openCalls.list();
+  const { results, unknown } = settleOpenCalls(open);
+  if (lost.length === 0 || unknown) return planSettlement(actor, "interrupted");
+  const entries: NewEntry[] = [];
+  if (results.length > 0) {
+    entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
+  }
+  for (const state of lost) {
+    entries.push({
+      kind: "interaction_opened",
+      turnId: active.turnId,
+      runId: active.runId,
+      interactionId: newId("interaction"),
+      interaction: "input",
+      questions: (state.questions ?? []).filter((question) => question.secret),
+      reaskOf: state.id,
+    });
+  }
+  const record: ThreadRecord = {
+    ...actor.record,
+    status: "waiting",
+    waiting: { turnId: active.turnId, runId: active.runId },
+    updatedAt: new Date().toISOString(),
+  };
+  delete record.active;
+  return { record, entries };
+}
+
+/** Answered questions of the turn whose secret answers are gone and that were not asked again yet. */
+function lostSecrets(actor: ThreadActor, turnId: string): InteractionState[] {
+  const all = actor.interactions.all().filter((state) => state.turnId === turnId);
+  const reasked = new Set(all.map((state) => state.reaskOf).filter((id) => id !== undefined));
+  return all.filter((state) =>
+    state.resolution?.type === "answers" && state.resolution.redacted.length > 0 &&
+    !reasked.has(state.id)
+  );
 }

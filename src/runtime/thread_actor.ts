@@ -15,13 +15,21 @@ import { viewContext } from "./context_figures.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
-import type { ThreadRecord } from "../journal/thread_record.ts";
+import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
+import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
+import { titleStateOf } from "../projection/title_state.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
-import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
+import type {
+  QueuedInput,
+  RunProgress,
+  ThreadStatus,
+  ThreadView,
+} from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
 /** One change to commit: the new record and what goes with it. */
@@ -61,6 +69,8 @@ export class ThreadActor {
   readonly #onCommitFailed: ((actor: ThreadActor) => void) | undefined;
   // Supplemental context of queued sends, by queue id: never stored, so lost with the process.
   readonly #queuedSupplemental = new Map<string, SupplementalContext[]>();
+  // Secret answers given while no run of their turn was alive: memory only, for the next run.
+  readonly #heldSecrets = new Map<string, { turnId: string; message: ProviderMessage }>();
 
   private constructor(
     threadId: string,
@@ -122,6 +132,11 @@ export class ThreadActor {
     return this.#projections.openCalls;
   }
 
+  /** Approvals and questions of the path. */
+  get interactions(): InteractionsReader {
+    return this.#projections.interactions;
+  }
+
   /** The record as last committed or read. */
   get record(): ThreadRecord {
     return this.#current.record;
@@ -158,7 +173,8 @@ export class ThreadActor {
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
     return this.#queued === 0 && !this.#run && !this.record.active &&
-      !this.publisher.hasSubscribers && this.#queuedSupplemental.size === 0;
+      !this.publisher.hasSubscribers && this.#queuedSupplemental.size === 0 &&
+      this.#heldSecrets.size === 0;
   }
 
   /**
@@ -195,11 +211,11 @@ export class ThreadActor {
     if (record) this.#current = { record, version };
     this.#lastSeq = seq;
     for (const entry of entries) this.#projections.apply(entry);
-    if (this.record.title !== this.#titleShown) this.#publishTitle(this.record.title);
     if (entries.length > 0 && this.#agent && this.publisher.hasSubscribers) {
       const value = viewContext(this.history, this.contextReader, this.#agent);
       this.publisher.push({ op: "component", name: "context", value });
     }
+    if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
     if (this.status !== statusBefore) this.publishStatus();
   }
 
@@ -253,6 +269,20 @@ export class ThreadActor {
     this.#run = run;
     this.#agent = run.agent;
     this.#stopping = false;
+    if (this.#heldSecrets.size > 0) this.#handSecrets(run);
+  }
+
+  /** Keeps a secret-bearing answers message until a run of its turn starts here. */
+  holdSecret(turnId: string, interactionId: string, message: ProviderMessage): void {
+    this.#heldSecrets.set(interactionId, { turnId, message });
+  }
+
+  /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
+  #handSecrets(run: ActiveRun): void {
+    for (const [interactionId, held] of this.#heldSecrets) {
+      if (held.turnId === run.turnId) run.addSecret(interactionId, held.message);
+    }
+    this.#heldSecrets.clear();
   }
 
   /** The run returned; if it is still this actor's run, the actor lets it go and says so. */
@@ -320,11 +350,7 @@ export class ThreadActor {
 
   /** The queue as hosts see it. */
   queueView(): ThreadView["queue"] {
-    return this.record.queue.map((item) => ({
-      id: item.id,
-      requestKey: item.requestKey,
-      text: item.input.text,
-    }));
+    return this.record.queue.map(queuedView);
   }
 
   /** A consistent copy of the view, covering every update published so far. */
@@ -333,14 +359,16 @@ export class ThreadActor {
     const record = this.record;
     const view: ThreadView = {
       threadId: record.id,
+      ...titleStateOf(record),
       status: this.status,
       items: this.view.items.map((item) => ({ ...item })),
-      pending: [],
+      pending: this.interactions.pending().map(publicInteraction),
       queue: this.queueView(),
       turns: this.view.turns.map((turn) => ({ ...turn })),
+      todos: this.view.todos.map((todo) => ({ ...todo })),
       viewVersion: this.publisher.version,
     };
-    if (record.title !== undefined) view.title = record.title;
+    if (record.restoredInputs?.length) view.restoredInputs = record.restoredInputs.map(queuedView);
     if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
     if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
     if (this.#runProgress) view.runProgress = { ...this.#runProgress };
@@ -350,9 +378,11 @@ export class ThreadActor {
 
   #titleShown: string | undefined;
 
-  #publishTitle(title: string | undefined): void {
-    this.#titleShown = title;
-    this.publisher.push({ op: "component", name: "title", value: title ?? null });
+  #publishTitle(): void {
+    this.#titleShown = titleKey(this.record);
+    const state = titleStateOf(this.record);
+    this.publisher.push({ op: "component", name: "title", value: state.title ?? null });
+    this.publisher.push({ op: "component", name: "titleState", value: state });
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */
@@ -372,7 +402,7 @@ export class ThreadActor {
     this.#unsure = false;
     this.#projections = new ThreadProjections(this.publisher);
     this.#current = current;
-    this.#titleShown = current.record.title;
+    this.#titleShown = titleKey(current.record);
     this.#lastSeq = Math.max(current.record.seq, entries.at(-1)?.seq ?? 0);
     for (const entry of entries) this.#projections.apply(entry);
     this.#releaseLostRun();
@@ -429,3 +459,13 @@ export class ThreadActor {
 }
 
 function noop(): void {}
+
+function queuedView(item: QueuedItem): QueuedInput {
+  return { id: item.id, requestKey: item.requestKey, text: item.input.text };
+}
+
+/** What subscribers have been told of the title; a change publishes it again. */
+function titleKey(record: ThreadRecord): string {
+  const state = titleStateOf(record);
+  return `${state.titleGeneration}|${state.titleStatus}|${state.title ?? ""}`;
+}

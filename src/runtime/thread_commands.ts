@@ -13,6 +13,7 @@ import { viewCommand } from "./thread_command.ts";
 import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "../projection/view_types.ts";
+import { hostTitle } from "./titles.ts";
 
 /** Creates an empty thread. */
 export async function create(
@@ -40,7 +41,7 @@ export async function create(
       status: "idle",
       queue: [],
     };
-    if (command.title !== undefined) record.title = command.title;
+    if (command.title !== undefined) Object.assign(record, hostTitle(record, command.title));
     const version = await ctx.journal.commit({
       expected: null,
       record,
@@ -58,7 +59,10 @@ export function setTitle(
   command: { threadId: string; requestKey: string; title: string },
 ): Promise<{ view: ThreadView }> {
   return viewCommand(ctx, command, "setTitle", { title: command.title }, async (actor, key) => {
-    const record = { ...actor.record, title: command.title, updatedAt: new Date().toISOString() };
+    const record = {
+      ...hostTitle(actor.record, command.title),
+      updatedAt: new Date().toISOString(),
+    };
     await actor.commit({ record, request: claimOf(key) });
   });
 }

@@ -13,11 +13,12 @@ import { cancel } from "./cancel_command.ts";
 import { cancelDescendants } from "../subagents/cascade.ts";
 import { commandSchemas, querySchemas } from "../validation/command_schemas.ts";
 import { parseInput, parseThreadId as checkId } from "../validation/parse_input.ts";
+import { respond } from "./interaction_commands.ts";
+import { steer } from "./steer_command.ts";
 import { compact } from "./compaction_command.ts";
 import { fork } from "./fork_command.ts";
-import { respond } from "./interaction_commands.ts";
 import { artifact, context, history, list, waitForIdle } from "./queries.ts";
-import { deleteQueued } from "./queue_commands.ts";
+import { deleteQueued, editQueued } from "./queue_commands.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { create, deleteThread, setTitle } from "./thread_commands.ts";
 import { promoteQueued, retry, send } from "./turn_commands.ts";
@@ -53,9 +54,9 @@ export interface ThreadService {
     answers?: { questionId: string; value: string }[];
   }): Promise<{ view: ThreadView }>;
   /**
-   * Stops the running turn; idempotent, a no-op on an idle thread. With
-   * `includeDescendants`, returns once every child thread's stop (and their
-   * children's) is committed too.
+   * Stops the turn under way (running or waiting); idempotent, a no-op on an
+   * idle thread. With `includeDescendants`, returns once every child thread's
+   * stop (and their children's) is committed too.
    */
   cancel(
     input: {
@@ -116,12 +117,48 @@ export interface ThreadService {
 }
 
 /**
+ * Control of a turn under way, on the in-process service that
+ * `host.threads()` returns (the HTTP API of http.md does not route these).
+ */
+export interface ThreadServiceWave2 {
+  /** A durable instruction for the turn under way: it ends the provider request in flight and joins the next one. */
+  steer(
+    input: { threadId: string; requestKey: string; text: string },
+  ): Promise<{ view: ThreadView }>;
+  /** Replaces a queued input's text; `expectedText` must equal the current text (else `request_conflict`). */
+  editQueued(input: {
+    threadId: string;
+    requestKey: string;
+    queueId: string;
+    text: string;
+    expectedText: string;
+  }): Promise<{ view: ThreadView }>;
+  /** The full output of a tool call that reached the model shortened. */
+  artifact(threadId: string, artifactId: string): Promise<Artifact>;
+  /** Stops the turn under way; `includeDescendants` also stops child threads. */
+  cancel(
+    input: {
+      threadId: string;
+      requestKey: string;
+      mode?: "immediate" | "graceful";
+      includeDescendants?: boolean;
+    },
+  ): Promise<{ view: ThreadView }>;
+}
+
+/** The service `host.threads()` returns: every command and query, turn control included. */
+export type LocalThreadService = ThreadService & ThreadServiceWave2;
+
+/**
  * Builds the service over a shared context.
  *
  * @param ctx journal, actors and run wiring
  * @param staticAgent the agent when the host passed `{ agent }` (for context figures)
  */
-export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): ThreadService {
+export function createThreadService(
+  ctx: ServiceContext,
+  staticAgent?: Agent,
+): LocalThreadService {
   // Every failure, validation included, arrives as a rejected promise, and
   // as a FloretError: the one place a stray error is given a code.
   const guarded =
@@ -145,6 +182,8 @@ export function createThreadService(ctx: ServiceContext, staticAgent?: Agent): T
       await cancelDescendants(ctx, command);
       return { view: (await ctx.actors.get(command.threadId)).snapshot() };
     }),
+    steer: guarded((input) => steer(ctx, parseCommand("steer", input))),
+    editQueued: guarded((input) => editQueued(ctx, parseCommand("editQueued", input))),
     retry: guarded((input) => retry(ctx, parseCommand("retry", input))),
     fork: guarded((input) => fork(ctx, parseCommand("fork", input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand("delete", input))),

@@ -12,13 +12,17 @@ import { newId } from "../identity/ids.ts";
 import type { AdmittedInput, NewEntry, SupplementalContext } from "../journal/entries.ts";
 import type { RequestRecord } from "../journal/journal.ts";
 import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
+import { keys } from "../journal/keys.ts";
 import { ActiveRun } from "./active_run.ts";
+import { firstMessageTitle } from "./titles.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
 /** Where a turn's agent comes from. */
 export interface AgentResolver {
   /** The agent for a turn (from `{ agent }` or the host's `agentFactory`). */
   resolveAgent(threadId: string, turnId: string): Promise<Agent>;
+  /** A first message's admission claimed a generated title: start its request. */
+  titleClaimed?(threadId: string, agent: Agent, input: AdmittedInput, generation: number): void;
 }
 
 /** A turn about to be admitted: its ids and its agent. */
@@ -112,11 +116,13 @@ export async function admitTurn(
   if (admission.retryOf) started.retryOf = admission.retryOf;
   const before = admission.after?.(actor.record);
   const base = before?.record ?? actor.record;
+  // The first accepted message brings the fallback title (and a title claim) in this commit.
+  const titled = firstMessageTitle(base, admission.input, agent, actor.ownership.hostId);
   const record: ThreadRecord = {
-    ...base,
+    ...titled.record,
     queue: admission.queueId === undefined
-      ? base.queue
-      : base.queue.filter((queued) => queued.id !== admission.queueId),
+      ? titled.record.queue
+      : titled.record.queue.filter((queued) => queued.id !== admission.queueId),
     status: "running",
     active: { turnId, runId },
     lastTurn: { turnId, retryable: !admission.compaction },
@@ -126,6 +132,9 @@ export async function admitTurn(
     record,
     entries: before ? [...before.entries, started] : [started],
     request: admission.claim?.(turnId),
+    set: titled.claim === undefined
+      ? undefined
+      : [{ key: keys.titlePending(actor.threadId), value: {} }],
   });
   const run = new ActiveRun(
     turnId,
@@ -136,5 +145,8 @@ export async function admitTurn(
   );
   if (admission.queueId !== undefined) actor.dropQueuedSupplemental(admission.queueId);
   actor.beginRun(run);
+  if (titled.claim !== undefined && admission.input) {
+    resolver.titleClaimed?.(actor.threadId, agent, admission.input, titled.claim);
+  }
   return run;
 }

@@ -17,6 +17,7 @@ import { settleOrphan } from "./settle_turn.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import { threadCommand } from "./thread_command.ts";
 import { type Admission, admitTurn, queuedAdmission } from "./turn_admission.ts";
+import { firstMessageTitle } from "./titles.ts";
 
 /** A validated `send`. */
 export interface SendCommand {
@@ -44,7 +45,8 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
     ...key,
     replay: (result, actor) => ({ threadId, ...result, view: actor.snapshot() }) as SendResult,
     run: async (actor) => {
-      await settleOrphan(actor);
+      // A deferred host leaves an unfinished turn as it is (activate or a restore settles it).
+      if (!ctx.gate.deferred) await settleOrphan(actor);
       if (actor.record.status !== "idle" || actor.run) {
         const queued: QueuedItem = {
           id: newId("queued"),
@@ -52,8 +54,14 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
           input,
           queuedAt: new Date().toISOString(),
         };
+        const { record } = firstMessageTitle(
+          actor.record,
+          input,
+          undefined,
+          actor.ownership.hostId,
+        );
         await actor.commit({
-          record: { ...actor.record, queue: [...actor.record.queue, queued] },
+          record: { ...record, queue: [...record.queue, queued] },
           request: claimOf(key, { queued: true, queueId: queued.id }),
         });
         // Memory only: a queued send's supplemental context never reaches the store.
@@ -63,6 +71,7 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
         actor.publishStatus();
         return { threadId, queued: true, view: actor.snapshot() };
       }
+      ctx.gate.assertExecutable("send would start a turn");
       const turnId = await startTurn(ctx, actor, {
         requestKey,
         input,
@@ -84,6 +93,7 @@ export async function retry(
     ...key,
     replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
     run: async (actor) => {
+      ctx.gate.assertExecutable("retry");
       await assertIdle(actor);
       const last = actor.record.lastTurn;
       if (!last?.outcome) {
@@ -98,7 +108,9 @@ export async function retry(
       if (!last.retryable) {
         throw new FloretError(
           "no_retry_target",
-          `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
+          last.code === "restored_turn"
+            ? `Turn ${last.turnId} cannot be retried: it was stopped by a restore; send it again`
+            : `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
         );
       }
       const turnId = await startTurn(ctx, actor, {
@@ -124,6 +136,7 @@ export async function promoteQueued(
     ...key,
     replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
     run: async (actor) => {
+      ctx.gate.assertExecutable("promoteQueued");
       await assertIdle(actor);
       const turnId = await startTurn(ctx, actor, {
         ...queuedAdmission(queuedItem(actor, command.queueId), actor),
@@ -148,7 +161,7 @@ async function startTurn(
 /** Commands that cannot queue refuse a thread with a turn in progress. */
 async function assertIdle(actor: ThreadActor): Promise<void> {
   await settleOrphan(actor);
-  if (actor.record.active || actor.run) {
-    throw new FloretError("thread_busy", `Thread is running a turn: ${actor.threadId}`);
+  if (actor.record.active || actor.record.waiting || actor.run) {
+    throw new FloretError("thread_busy", `Thread has a turn under way: ${actor.threadId}`);
   }
 }

@@ -45,12 +45,14 @@ export function planTurnEnd(
     lastTurn: {
       turnId: end.turnId,
       outcome: end.outcome,
-      // A compaction-only turn has nothing to retry.
+      // A compaction-only turn has nothing to retry; nor has a turn a restore stopped.
       retryable: end.failure?.code !== "effect_outcome_unknown" &&
-        record.lastTurn?.retryable !== false,
+        end.failure?.code !== "restored_turn" && record.lastTurn?.retryable !== false,
     },
   };
+  if (end.failure) next.lastTurn!.code = end.failure.code;
   delete next.active;
+  delete next.waiting;
   return { record: next, entries: [ended] };
 }
 

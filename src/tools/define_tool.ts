@@ -8,6 +8,7 @@ import { z } from "zod";
 import { FloretError } from "../errors.ts";
 import { toolSpecSchema } from "../validation/config_schemas.ts";
 import { parseInput } from "../validation/parse_input.ts";
+import type { ToolActivity } from "./tool_activity.ts";
 
 /** What a tool may change; `write`, `network` and `shell` calls get a durable dispatch marker. */
 export type ToolEffect = "none" | "read" | "write" | "network" | "shell";
@@ -39,6 +40,20 @@ export interface ToolResult {
   structured?: unknown;
   /** `uncertain`: the side effect may or may not have happened (settled like a crash: `unknown`). */
   effectOutcome?: "confirmed" | "uncertain";
+  /**
+   * Ask the user: the thread waits with an "input" interaction, and the
+   * answers reach the model as one user message after this result.
+   */
+  inputRequired?: {
+    questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[];
+  };
+  /**
+   * Display facts for the tool item (a label and rows of text, Markdown or
+   * code), sanitised by the host; kept with the result, never shown to the
+   * model. Bounded by `ACTIVITY_LIMITS`; a wrong shape drops it (observed as
+   * `tool.activity_rejected`).
+   */
+  activity?: ToolActivity;
 }
 
 /**

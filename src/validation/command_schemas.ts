@@ -76,6 +76,20 @@ export interface CancelCommand {
   /** Also stop every descendant (child threads, their children, ...). */
   includeDescendants?: boolean;
 }
+/** `steer` input: text added to the running (or waiting) turn. */
+export interface SteerCommand {
+  threadId: string;
+  requestKey: string;
+  text: string;
+}
+/** `editQueued` input: new text for queued input that still reads `expectedText`. */
+export interface EditQueuedCommand {
+  threadId: string;
+  requestKey: string;
+  queueId: string;
+  text: string;
+  expectedText: string;
+}
 /** `retry` input. */
 export interface RetryCommand {
   threadId: string;
@@ -112,6 +126,8 @@ export interface CommandSchemas {
   send: z.ZodType<SendCommand>;
   respond: z.ZodType<RespondCommand>;
   cancel: z.ZodType<CancelCommand>;
+  steer: z.ZodType<SteerCommand>;
+  editQueued: z.ZodType<EditQueuedCommand>;
   retry: z.ZodType<RetryCommand>;
   fork: z.ZodType<ForkCommand>;
   delete: z.ZodType<ThreadKeyCommand>;
@@ -139,12 +155,24 @@ export const commandSchemas: CommandSchemas = {
     ...threadKey,
     interactionId: engineId,
     decision: z.enum(["approve", "deny"]).optional(),
-    answers: z.array(z.object({ questionId: z.string(), value: z.string() })).optional(),
+    answers: z.array(z.object({ questionId: z.string(), value: z.string() }).strict()).max(100)
+      .optional(),
   }),
   cancel: z.object({
     ...threadKey,
     mode: z.enum(["immediate", "graceful"]).optional(),
     includeDescendants: z.boolean().optional(),
+  }),
+  steer: z.object({
+    ...threadKey,
+    text: z.string().trim().min(1).max(1_000_000).refine(isWellFormed, "Text has a lone surrogate"),
+  }),
+  editQueued: z.object({
+    ...threadKey,
+    queueId: engineId,
+    text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "Text is empty")
+      .refine(isWellFormed, "Text has a lone surrogate"),
+    expectedText: z.string(),
   }),
   retry: z.object({ ...threadKey, turnId: engineId.optional() }),
   fork: z.object({ ...threadKey, atItemId: engineId.optional() }),

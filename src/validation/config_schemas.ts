@@ -64,6 +64,8 @@ export interface AgentConfigShape {
   subagents?: unknown[];
   parentEvents?: boolean;
   subagentLimits?: { maxDepth?: number; maxLiveChildren?: number };
+  todos?: boolean;
+  titles?: "host" | "provider";
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -107,6 +109,8 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
     maxDepth: positiveInt.optional(),
     maxLiveChildren: positiveInt.optional(),
   }).optional(),
+  todos: z.boolean().optional(),
+  titles: z.enum(["host", "provider"]).optional(),
 });
 
 /** What `openHost` checks in its options. */
@@ -115,6 +119,8 @@ export interface HostOptionsShape {
   onEvent?: (...args: never[]) => unknown;
   hostId?: string;
   leaseTtlMs?: number;
+  deferExecution?: boolean;
+  onStartup?: (...args: never[]) => unknown;
 }
 
 const storeSchema = z.custom<object>(
@@ -132,4 +138,6 @@ export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
   onEvent: fn("onEvent").optional(),
   hostId: z.string().max(256).refine((id) => id.trim() !== "", "hostId is empty").optional(),
   leaseTtlMs: z.number().finite().min(30).optional(),
+  deferExecution: z.boolean().optional(),
+  onStartup: fn("onStartup").optional(),
 });

@@ -38,16 +38,22 @@ export interface Ack {
 
 export interface Crash {
   acks: Ack[];
-  ready: { threadId: string; callId?: string; turnId?: string; runtime?: string };
+  ready: {
+    threadId: string;
+    callId?: string;
+    turnId?: string;
+    runtime?: string;
+    interactionId?: string;
+  };
 }
 
 export const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
 
 // The child runs on the same runtime as this test.
-export function command(args: string[]): [string, string[]] {
-  if ("Deno" in globalThis) return [process.execPath, ["run", "-A", child, ...args]];
-  if ("Bun" in globalThis) return [process.execPath, [child, ...args]];
-  return [process.execPath, ["--import", "tsx", child, ...args]];
+export function command(args: string[], script = child): [string, string[]] {
+  if ("Deno" in globalThis) return [process.execPath, ["run", "-A", script, ...args]];
+  if ("Bun" in globalThis) return [process.execPath, [script, ...args]];
+  return [process.execPath, ["--import", "tsx", script, ...args]];
 }
 
 /**
@@ -59,8 +65,9 @@ export function crashChild(
   scenario: string,
   paths: { url: string; sideFile: string },
   killWhen: (acks: Ack[], ready: boolean, ticks: number) => boolean = (_acks, ready) => ready,
+  script: string = child,
 ): Promise<Crash> {
-  const [cmd, argv] = command([scenario, paths.url, paths.sideFile]);
+  const [cmd, argv] = command([scenario, paths.url, paths.sideFile], script);
   return new Promise((resolve, reject) => {
     const proc = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"] });
     const acks: Ack[] = [];

@@ -215,7 +215,7 @@ export function lifecycleSuite(wrap: (threads: ThreadService) => ThreadService):
       await e.host.shutdown();
     });
 
-    test("respond names no interaction in this release: interaction_not_found", async () => {
+    test("respond to an id that names no interaction: interaction_not_found", async () => {
       const e = await engine([]);
       await assert.rejects(
         e.threads.respond({

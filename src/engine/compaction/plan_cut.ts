@@ -1,7 +1,7 @@
 /**
  * Where a compaction cuts: the head (summarised) is everything before the
  * retained tail. The cut never splits a tool call from its result (it falls
- * only on a user or assistant message) and never falls after the current
+ * only on a user or assistant message outside a tool batch) and never falls after the current
  * user input, which therefore always stays verbatim.
  *
  * @module
@@ -42,7 +42,10 @@ export function planCut(
   const candidates: number[] = [];
   for (let i = 1; i <= last; i++) {
     const message = messages[i];
-    if (message.seq === undefined) continue; // checkpoint or supplemental context
+    if (message.position === undefined) continue; // checkpoint or supplemental context
+    // Inside a tool batch (results, and answers or steering that arrived while it was
+    // open) the position repeats the batch's: the cut may fall only before the batch.
+    if (message.position === messages[i - 1].position) continue;
     if (message.message.role === "user" || message.message.role === "assistant") {
       candidates.push(i);
     }
@@ -84,5 +87,5 @@ export function planCut(
     keptTokens += message.tokens;
     keptInputs.unshift(message.message.text);
   }
-  return { index, cutSeq: messages[index].seq!, head, keptInputs };
+  return { index, cutSeq: messages[index].position!, head, keptInputs };
 }

@@ -1,0 +1,148 @@
+/**
+ * The interactions of a thread's path: approvals and questions, pending or
+ * resolved, folded from `interaction_opened` / `interaction_resolved`
+ * entries. A turn that ends closes whatever it left pending (a cancel writes
+ * the resolution itself; a fork's cut or an old journal may not).
+ *
+ * @module
+ */
+import type {
+  Entry,
+  InteractionOpenedEntry,
+  InteractionResolution,
+  StoredQuestion,
+} from "../journal/entries.ts";
+import type { Interaction } from "./view_types.ts";
+
+/** One interaction as the engine tracks it. */
+export interface InteractionState {
+  id: string;
+  kind: "approval" | "input";
+  turnId: string;
+  /** The run whose step or result opened it. */
+  runId: string;
+  callId?: string;
+  toolName?: string;
+  questions?: StoredQuestion[];
+  reaskOf?: string;
+  /** ISO time it was opened (turn timing counts waiting from here). */
+  openedAt: string;
+  resolution?: InteractionResolution;
+  resolvedAt?: string;
+  /** The run that carries on with the answer. */
+  resolvedForRun?: string;
+}
+
+/** What readers of the interactions may use. */
+export type InteractionsReader = Pick<
+  Interactions,
+  "get" | "pending" | "pendingOf" | "ofCall" | "all"
+>;
+
+/** Every interaction of the path, by id. */
+export class Interactions {
+  readonly #byId = new Map<string, InteractionState>();
+  readonly #byCall = new Map<string, InteractionState>();
+
+  /** Applies one committed entry. */
+  apply(entry: Entry): void {
+    switch (entry.kind) {
+      case "interaction_opened":
+        return this.#opened(entry);
+      case "interaction_resolved": {
+        const state = this.#byId.get(entry.interactionId);
+        if (!state) return;
+        state.resolution = entry.resolution;
+        state.resolvedAt = entry.at;
+        if (entry.runId) state.resolvedForRun = entry.runId;
+        return;
+      }
+      case "turn_ended":
+        for (const state of this.#byId.values()) {
+          if (state.turnId === entry.turnId && !state.resolution) {
+            state.resolution = { type: "cancelled" };
+            state.resolvedAt = entry.at;
+          }
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** An interaction by id. */
+  get(id: string): InteractionState | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** The interaction a call of a turn waits for (its latest), if any. Providers may reuse call ids across turns. */
+  ofCall(turnId: string, callId: string): InteractionState | undefined {
+    return this.#byCall.get(`${turnId}|${callId}`);
+  }
+
+  /** Every pending interaction, oldest first. */
+  pending(): InteractionState[] {
+    return [...this.#byId.values()].filter((state) => !state.resolution);
+  }
+
+  /** The pending interactions of one turn. */
+  pendingOf(turnId: string): InteractionState[] {
+    return this.pending().filter((state) => state.turnId === turnId);
+  }
+
+  /** Every interaction, oldest first. */
+  all(): InteractionState[] {
+    return [...this.#byId.values()];
+  }
+
+  #opened(entry: InteractionOpenedEntry): void {
+    const state: InteractionState = {
+      id: entry.interactionId,
+      kind: entry.interaction,
+      turnId: entry.turnId,
+      runId: entry.runId,
+      openedAt: entry.at,
+    };
+    if (entry.callId !== undefined) state.callId = entry.callId;
+    if (entry.toolName !== undefined) state.toolName = entry.toolName;
+    if (entry.questions) state.questions = entry.questions;
+    if (entry.reaskOf) state.reaskOf = entry.reaskOf;
+    this.#byId.set(state.id, state);
+    if (state.callId !== undefined) this.#byCall.set(`${state.turnId}|${state.callId}`, state);
+  }
+}
+
+/** The host-facing shape of an interaction. */
+export function publicInteraction(state: InteractionState): Interaction {
+  const out: Interaction = {
+    id: state.id,
+    kind: state.kind,
+    status: state.resolution ? "resolved" : "pending",
+    turnId: state.turnId,
+  };
+  if (state.callId !== undefined) out.callId = state.callId;
+  if (state.toolName !== undefined) out.toolName = state.toolName;
+  if (state.questions) out.questions = state.questions.map((question) => ({ ...question }));
+  if (state.resolution) out.resolution = publicResolution(state.resolution);
+  out.createdAt = state.openedAt;
+  if (state.resolvedAt) out.resolvedAt = state.resolvedAt;
+  return out;
+}
+
+function publicResolution(resolution: InteractionResolution): Interaction["resolution"] {
+  switch (resolution.type) {
+    case "decision":
+      return { decision: resolution.decision };
+    case "answers":
+      return {
+        answers: resolution.answers.map((answer) => ({ ...answer })),
+        redacted: [...resolution.redacted],
+      };
+    case "cancelled":
+      return { cancelled: true };
+    default: {
+      const never: never = resolution;
+      throw new Error(`Unhandled resolution ${String(never)}`);
+    }
+  }
+}
