@@ -46,6 +46,9 @@ async function setup(
     systemPrompt,
     gateway,
     tools: [],
+    // The sizes below leave no room for the built-in tools' definitions.
+    askUser: false,
+    todos: false,
     context,
     providerRetry: FAST,
   });
@@ -408,7 +411,14 @@ describe("scripted gateway", () => {
     ], { capabilities: { contextWindowTokens: 8000 } });
     const host = await openHost({ store: memoryStore() });
     const threads = host.threads({
-      agent: defineAgent({ id: "s", systemPrompt: SYSTEM, gateway, tools: [addTool()] }),
+      agent: defineAgent({
+        id: "s",
+        systemPrompt: SYSTEM,
+        gateway,
+        tools: [addTool()],
+        askUser: false, // sized without the built-in tools
+        todos: false,
+      }),
     });
     const { threadId } = await threads.create({ requestKey: "c" });
     await threads.send({ threadId, requestKey: "1", input: { text: `one ${words(300)}` } });
