@@ -45,24 +45,3 @@ export async function* abortable<T>(
     }
   }
 }
-
-/**
- * Settles like `promise`, or rejects with `signal.reason` as soon as the
- * signal aborts: a fetch that ignores its signal must not hold the caller.
- *
- * @param promise the pending work
- * @param signal the caller's signal
- * @returns what `promise` resolves to
- * @throws the abort reason when `signal` aborts first
- */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}

@@ -17,7 +17,8 @@ import { renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
-import { abortable, raceAbort } from "./abortable.ts";
+import { abortable } from "./abortable.ts";
+import { untilAborted } from "../../src/tools/until_aborted.ts";
 import { FloretError } from "../../src/errors.ts";
 import { optionalPeer } from "../../src/optional_peer.ts";
 
@@ -109,7 +110,7 @@ async function* streamMessages(
     });
     // Our renderer owns the wire shape; the SDK types are stricter than the API.
     const params = body as unknown as MessageCreateParamsStreaming;
-    const stream = await raceAbort(client.messages.create(params, { signal }), signal);
+    const stream = await untilAborted(client.messages.create(params, { signal }), signal);
     const parser = new AnthropicEventParser(info.stateKey);
     for await (const event of abortable(stream, signal)) {
       yield* parser.push(event);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { raceAbort } from "./abortable.ts";
+import { untilAborted } from "../../src/tools/until_aborted.ts";
 
 /** What the wrapper saw of the response. */
 export interface CapturedResponse {
@@ -41,7 +41,7 @@ export function capturingFetch(base: typeof globalThis.fetch | undefined): Captu
     const pending = (base ?? globalThis.fetch)(input, init);
     // A fetch that ignores its signal would leave the SDK's request timer
     // armed for weeks and keep the process alive; the signal wins here.
-    const response = init?.signal ? await raceAbort(pending, init.signal) : await pending;
+    const response = init?.signal ? await untilAborted(pending, init.signal) : await pending;
     const captured: CapturedResponse = { status: response.status, headers: response.headers };
     last = captured;
     if (!response.ok) {

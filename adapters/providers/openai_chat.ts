@@ -17,7 +17,8 @@ import { renderChatRequest } from "./openai_chat_request.ts";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ChatEventParser, completionAsChunk } from "./openai_chat_events.ts";
 import { toProviderError } from "./provider_errors.ts";
-import { abortable, raceAbort } from "./abortable.ts";
+import { abortable } from "./abortable.ts";
+import { untilAborted } from "../../src/tools/until_aborted.ts";
 
 /** Options of {@link openAIChat}. */
 export type OpenAIChatOptions = HttpGatewayOptions & {
@@ -75,14 +76,14 @@ async function* streamChat(
     const client = sdk.client(options, capture.fetch);
     // The body carries provider-specific fields the SDK types do not list.
     const params = body as unknown as ChatCompletionCreateParamsStreaming;
-    const { data, response } = await raceAbort(
+    const { data, response } = await untilAborted(
       client.chat.completions.create(params, { signal }).withResponse(),
       signal,
     );
     const parser = new ChatEventParser();
     if (isJson(response)) {
       // Some compatible servers ignore `stream: true`; the SDK stream is never read then.
-      yield* parser.push(completionAsChunk(await raceAbort(response.json(), signal)));
+      yield* parser.push(completionAsChunk(await untilAborted(response.json(), signal)));
     } else {
       for await (const chunk of abortable(data, signal)) yield* parser.push(chunk);
     }

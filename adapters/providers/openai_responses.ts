@@ -17,7 +17,8 @@ import { renderResponsesRequest } from "./openai_responses_request.ts";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
 import { ResponsesEventParser } from "./openai_responses_events.ts";
 import { toProviderError } from "./provider_errors.ts";
-import { abortable, raceAbort } from "./abortable.ts";
+import { abortable } from "./abortable.ts";
+import { untilAborted } from "../../src/tools/until_aborted.ts";
 
 /**
  * Creates a gateway for the OpenAI Responses API. Requests are stateless
@@ -65,7 +66,7 @@ async function* streamResponses(
     const client = sdk.client(options, capture.fetch);
     // Our renderer owns the wire shape; the SDK types are stricter than the API.
     const params = body as unknown as ResponseCreateParamsStreaming;
-    const stream = await raceAbort(client.responses.create(params, { signal }), signal);
+    const stream = await untilAborted(client.responses.create(params, { signal }), signal);
     const parser = new ResponsesEventParser(info.stateKey);
     for await (const event of abortable(stream, signal)) {
       yield* parser.push(event);
