@@ -40,8 +40,10 @@ export function runScaleChild(
   } = {},
 ): Promise<ScaleRun> {
   const arg = JSON.stringify(config);
+  // --unstable-kv: the child may open a Deno KV file (a `denokv:` URL); deno.json enables KV
+  // too, but only where Deno finds that config, and the flag does not depend on it.
   const [cmd, argv]: [string, string[]] = "Deno" in globalThis
-    ? [process.execPath, ["run", "-A", childPath, arg]]
+    ? [process.execPath, ["run", "-A", "--unstable-kv", childPath, arg]]
     : "Bun" in globalThis
     ? [process.execPath, [childPath, arg]]
     : [process.execPath, ["--import", "tsx", childPath, arg]];

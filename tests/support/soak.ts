@@ -1,17 +1,17 @@
 /**
  * The kill-soak: a host process keeps several tool conversations going on one
- * libSQL file while this process SIGKILLs it at random moments, restarts it,
- * and checks the store after every restart and at the end. Tools count their
- * side effects in a separate file, one call id per line.
+ * store file (libSQL, or Deno KV on Deno) while this process SIGKILLs it at
+ * random moments, restarts it, and checks the store after every restart and at
+ * the end. Tools count their side effects in a separate file, one call id per
+ * line.
  *
- * Used by bench/soak.ts (`npm run soak -- --minutes N`) and, in a short form,
- * by tests/soak.test.ts.
+ * Used by bench/soak.ts (`npm run soak -- --minutes N [--store deno-kv]`) and,
+ * in a short form, by tests/soak.test.ts and tests/soak_deno_kv.test.ts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineAgent, openHost } from "@floret/engine";
-import { libsqlStore } from "@floret/engine/libsql";
 import { linesOf } from "./crash_harness.ts";
 import { conversationGateway, recordTool } from "./conversation_gateway.ts";
 import {
@@ -22,6 +22,10 @@ import {
   resultStatuses,
 } from "./journal_reader.ts";
 import { runScaleChild, type ScaleAck } from "./scale_spawn.ts";
+import { denoKvUrl, openStoreUrl } from "./store_url.ts";
+
+/** The store file the host process and the checks share. */
+export type SoakStore = "libsql" | "deno-kv";
 
 /** What a soak found. */
 export interface SoakFigures {
@@ -58,20 +62,24 @@ const agent = () =>
 /**
  * Runs the soak for `durationMs` and returns its figures.
  *
- * @param options `log` gets one line per restart
+ * @param options `log` gets one line per restart; `store` is the backend
+ *   (default libSQL; `deno-kv` needs Deno, for this process and the host's)
  */
 export async function runSoak(
   durationMs: number,
-  options: { log?: (line: string) => void } = {},
+  options: { log?: (line: string) => void; store?: SoakStore } = {},
 ): Promise<SoakFigures> {
   const dir = mkdtempSync(join(tmpdir(), "floret-soak-"));
-  const url = `file:${join(dir, "journal.db")}`;
+  // The child opens the same URL through openStoreUrl, so both sides agree on the backend.
+  const url = options.store === "deno-kv"
+    ? denoKvUrl(join(dir, "journal.kv"))
+    : `file:${join(dir, "journal.db")}`;
   const sideFile = join(dir, "side-effects.log");
   const acks: ScaleAck[] = [];
   const problems: string[] = [];
   let kills = 0;
   try {
-    const setup = await openHost({ store: libsqlStore({ url }), hostId: HOST_ID });
+    const setup = await openHost({ store: await openStoreUrl(url), hostId: HOST_ID });
     const threads = setup.threads({ agent: agent() });
     const threadIds: string[] = [];
     for (let i = 0; i < THREADS; i++) {
@@ -139,7 +147,7 @@ async function check(
     unknowns: 0,
     sideEffects: 0,
   };
-  const store = libsqlStore({ url });
+  const store = await openStoreUrl(url);
   const host = await openHost({ store, hostId: HOST_ID });
   try {
     const service = host.threads({ agent: agent() });
