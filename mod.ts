@@ -75,6 +75,7 @@ export type {
 } from "./src/tools/define_tool.ts";
 export { DEFAULT_MAX_STEPS, defineAgent } from "./src/config/agent.ts";
 export type { Agent, AgentConfig, ContextSettings, SubagentLimits } from "./src/config/agent.ts";
+export type { TokenCounter } from "./src/context/token_counter.ts";
 export { DEFAULT_RETRY_DELAYS_MS } from "./src/config/retry_policy.ts";
 export type {
   ProviderRetryPolicy,

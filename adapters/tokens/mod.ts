@@ -11,6 +11,10 @@
  * console.log(tokens >= roughTokenCount("Hello"), tokenizer); // true "estimate"
  * ```
  *
+ * `tokenCounter(model)` gives the same counts piece by piece, for an agent's
+ * context thresholds and figures: `defineAgent({ context: { tokenCounter:
+ * await tokenCounter("gpt-4.1") } })`.
+ *
  * @module
  */
 export {
@@ -26,6 +30,8 @@ export {
   TOOL_CALL_OVERHEAD_TOKENS,
 } from "./token_estimate.ts";
 export type { TokenEstimate } from "./token_estimate.ts";
+export { tokenCounter } from "./context_counter.ts";
+export type { TokenCounter } from "../../src/context/token_counter.ts";
 export { roughTokenCount } from "../../src/provider/rough_token_count.ts";
 export { tokenizerForModel } from "./tokenizer_choice.ts";
 export type { TokenizerName } from "./tokenizer_choice.ts";

@@ -69,7 +69,8 @@ export const ESTIMATE_TOOLS_OVERHEAD_TOKENS = 530;
 /** Estimate mode: framing per tool definition. */
 export const ESTIMATE_TOKENS_PER_TOOL = 16;
 
-interface Tally {
+/** The text, framing and images of one or more messages, before counting. */
+export interface Tally {
   text: string[];
   framing: number;
   imageCount: number;
@@ -80,7 +81,11 @@ function isImage(attachment: unknown): boolean {
     (attachment as { type?: unknown }).type === "image";
 }
 
-function tallyMessage(message: ProviderMessage, tally: Tally, perMessage: number): void {
+/**
+ * Adds one message to a tally: its texts, its framing (`perMessage`, plus
+ * {@link TOOL_CALL_OVERHEAD_TOKENS} per tool call) and its images.
+ */
+export function tallyMessage(message: ProviderMessage, tally: Tally, perMessage: number): void {
   tally.framing += perMessage;
   tally.text.push(message.role);
   switch (message.role) {
@@ -114,13 +119,15 @@ function tallyMessage(message: ProviderMessage, tally: Tally, perMessage: number
   }
 }
 
-function sumTokens(count: TokenCounter, texts: readonly string[]): number {
+/** The tokens of every text, counted one by one. */
+export function sumTokens(count: TokenCounter, texts: readonly string[]): number {
   let total = 0;
   for (const text of texts) total += count(text);
   return total;
 }
 
-function estimateToolTokens(count: TokenCounter, tools: readonly ProviderTool[]): number {
+/** Estimate mode: the tokens of a request's tool definitions, tool-use prompt included. */
+export function estimateToolTokens(count: TokenCounter, tools: readonly ProviderTool[]): number {
   if (tools.length === 0) return 0;
   const definitions = tools.map((tool) =>
     JSON.stringify({ name: tool.name, description: tool.description, input: tool.inputSchema })

@@ -7,6 +7,7 @@ import { FloretError } from "../errors.ts";
 import { agentConfigSchema } from "../validation/config_schemas.ts";
 import { parseInput } from "../validation/parse_input.ts";
 import type { Gateway } from "../provider/gateway.ts";
+import type { TokenCounter } from "../context/token_counter.ts";
 import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
 import { askUserTool, todoWriteTool } from "../tools/builtin_tools.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/builtin_names.ts";
@@ -25,6 +26,13 @@ export interface ContextSettings {
   maxOutputTokens?: number;
   /** The model's own output limit. */
   modelMaxOutputTokens?: number;
+  /**
+   * Sizes requests for the thresholds, compaction and `context()` figures.
+   * Default: the engine's rough, tokenizer-free count. Pass
+   * `await tokenCounter(model)` from `@floret/engine/tokens` for exact counts
+   * on OpenAI models and conservative ones elsewhere.
+   */
+  tokenCounter?: TokenCounter;
 }
 
 /** What {@link defineAgent} takes. */

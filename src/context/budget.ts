@@ -6,6 +6,7 @@
  * @module
  */
 import type { Agent } from "../config/agent.ts";
+import { guardCounter, roughCounter, type TokenCounter } from "./token_counter.ts";
 
 /** Summary output ceiling, before scaling to the window. */
 export const SUMMARY_CEILING_TOKENS = 20_000;
@@ -91,4 +92,22 @@ export function outputBudget(
   if (!budget || budget.modelMaxOutputTokens === undefined) return undefined;
   const room = budget.window - projectedInput - reserveOf(budget.window);
   return Math.max(1, Math.min(budget.modelMaxOutputTokens, room));
+}
+
+const guarded = new WeakMap<TokenCounter, TokenCounter>();
+
+/**
+ * The counter that sizes an agent's requests: its own `context.tokenCounter`
+ * (guarded, and the same object on every call, so per-message caches hold),
+ * else the engine's rough count.
+ */
+export function counterOf(agent: Agent): TokenCounter {
+  const own = agent.context.tokenCounter;
+  if (!own) return roughCounter;
+  let counter = guarded.get(own);
+  if (!counter) {
+    counter = guardCounter(own);
+    guarded.set(own, counter);
+  }
+  return counter;
 }

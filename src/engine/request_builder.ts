@@ -13,7 +13,8 @@ import { sha256Hex } from "../identity/fingerprint.ts";
 import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
 import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
-import { REQUEST_OVERHEAD_TOKENS, toolTokens } from "../context/token_count.ts";
+import { counterOf } from "../context/budget.ts";
+import type { TokenCounter } from "../context/token_counter.ts";
 
 interface AgentParts {
   system: HistoryMessage;
@@ -38,7 +39,7 @@ function partsOf(agent: Agent): AgentParts {
       system: toHistory({ role: "system", text: agent.systemPrompt }),
       tools,
       toolsJson,
-      toolTokens: toolTokens(tools, toolsJson),
+      toolTokens: counterOf(agent).tools(tools),
     };
     rendered.set(agent, parts);
   }
@@ -55,6 +56,8 @@ export interface Projection {
   projected: number;
   /** System prompt, tools, the current user input and the supplemental context. */
   fixed: number;
+  /** The agent's counter, which sized every figure here. */
+  counter: TokenCounter;
 }
 
 /**
@@ -71,10 +74,11 @@ export function projectRequest(
   supplemental?: HistoryMessage,
 ): Projection {
   const parts = partsOf(agent);
+  const counter = counterOf(agent);
   const messages = history.messages(stateKeyOf(agent), supplemental);
-  const base = REQUEST_OVERHEAD_TOKENS + parts.system.tokens + parts.toolTokens;
+  const base = counter.requestOverhead + parts.system.tokensBy(counter) + parts.toolTokens;
   let estimate = base;
-  for (const message of messages) estimate += message.tokens;
+  for (const message of messages) estimate += message.tokensBy(counter);
   let projected = estimate;
   const confirmed = history.confirmed();
   if (confirmed) {
@@ -82,12 +86,15 @@ export function projectRequest(
     let since = (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) +
       (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0);
     for (const message of messages) {
-      if (message.seq !== undefined && message.seq > confirmed.seq) since += message.tokens;
+      if (message.seq !== undefined && message.seq > confirmed.seq) {
+        since += message.tokensBy(counter);
+      }
     }
     projected = Math.max(estimate, since);
   }
-  const fixed = base + (history.currentInput()?.tokens ?? 0) + (supplemental?.tokens ?? 0);
-  return { messages, estimate, projected, fixed };
+  const fixed = base + (history.currentInput()?.tokensBy(counter) ?? 0) +
+    (supplemental?.tokensBy(counter) ?? 0);
+  return { messages, estimate, projected, fixed, counter };
 }
 
 /**

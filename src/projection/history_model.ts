@@ -6,7 +6,7 @@
  * @module
  */
 import { checkpointText } from "../context/checkpoint_message.ts";
-import { messageTokens } from "../context/token_count.ts";
+import { roughCounter, type TokenCounter } from "../context/token_counter.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
@@ -31,6 +31,8 @@ export class HistoryMessage {
   readonly interactionId?: string;
   #json: string | undefined;
   #tokens: number | undefined;
+  // One slot for an agent's own counter: a thread is sized by one agent at a time.
+  #counted: { counter: TokenCounter; tokens: number } | undefined;
 
   constructor(message: ProviderMessage, stateKey?: string, seq?: number, interactionId?: string) {
     this.message = message;
@@ -44,9 +46,24 @@ export class HistoryMessage {
     return (this.#json ??= canonicalJson(this.message));
   }
 
-  /** The engine's token estimate of the message, computed once. */
+  /** The default (rough) token estimate of the message, computed once. */
   get tokens(): number {
-    return (this.#tokens ??= messageTokens(this.message));
+    return (this.#tokens ??= roughCounter.message(this.message));
+  }
+
+  /**
+   * The message's tokens by a given counter, cached.
+   *
+   * @param counter the agent's counter
+   * @returns the count
+   */
+  tokensBy(counter: TokenCounter): number {
+    if (counter === roughCounter) return this.tokens;
+    const counted = this.#counted;
+    if (counted?.counter === counter) return counted.tokens;
+    const tokens = counter.message(this.message);
+    this.#counted = { counter, tokens };
+    return tokens;
   }
 }
 

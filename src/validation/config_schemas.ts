@@ -51,7 +51,12 @@ export interface AgentConfigShape {
   systemPrompt: string;
   gateway: { info: object; stream: (...args: never[]) => unknown };
   tools?: unknown[];
-  context?: { windowTokens?: number; maxOutputTokens?: number; modelMaxOutputTokens?: number };
+  context?: {
+    windowTokens?: number;
+    maxOutputTokens?: number;
+    modelMaxOutputTokens?: number;
+    tokenCounter?: object;
+  };
   maxSteps?: number;
   providerRetry?: {
     disabled?: boolean;
@@ -77,6 +82,19 @@ const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
   { message: "gateway must implement the Gateway contract (info and stream)" },
 );
 
+// A counter is host code the engine calls on every step: refuse a wrong shape up front.
+const tokenCounterSchema = z.custom<object>(
+  (value) => {
+    if (typeof value !== "object" || value === null) return false;
+    const counter = value as Record<string, unknown>;
+    return typeof counter.name === "string" && typeof counter.text === "function" &&
+      typeof counter.message === "function" && typeof counter.tools === "function" &&
+      typeof counter.requestOverhead === "number" && Number.isFinite(counter.requestOverhead) &&
+      counter.requestOverhead >= 0;
+  },
+  { message: "tokenCounter must implement the TokenCounter contract (name, text, message, tools)" },
+);
+
 /** The shape of an agent configuration. */
 export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
   id: z.string().max(256).refine((id) => id.trim() !== "", "Agent id is empty"),
@@ -88,6 +106,7 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
     windowTokens: positiveInt.optional(),
     maxOutputTokens: positiveInt.optional(),
     modelMaxOutputTokens: positiveInt.optional(),
+    tokenCounter: tokenCounterSchema.optional(),
   }).optional(),
   maxSteps: positiveInt.optional(),
   providerRetry: z.object({

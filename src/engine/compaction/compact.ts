@@ -9,12 +9,11 @@
 import type { Agent } from "../../config/agent.ts";
 import type { ContextBudget } from "../../context/budget.ts";
 import { checkpointText } from "../../context/checkpoint_message.ts";
-import { messageTokens } from "../../context/token_count.ts";
+import type { TokenCounter } from "../../context/token_counter.ts";
 import type { CompactionEntry, CompactionTrigger } from "../../journal/entries.ts";
 import type { HistoryMessage } from "../../projection/history_model.ts";
 import type { Usage } from "../../provider/gateway.ts";
 import { ProviderError } from "../../provider/provider_error.ts";
-import { roughTokenCount } from "../../provider/rough_token_count.ts";
 import { callProvider } from "../provider_call.ts";
 import type { Projection } from "../request_builder.ts";
 import { planCut } from "./plan_cut.ts";
@@ -69,10 +68,11 @@ export async function compactContext(
     tokensBefore,
   };
   if (record.runId) entry.runId = record.runId;
+  const counter = projection.counter;
   let messageSum = 0;
-  for (const message of projection.messages) messageSum += message.tokens;
+  for (const message of projection.messages) messageSum += message.tokensBy(counter);
   const fixed = projection.estimate - messageSum;
-  const plan = planCut(projection.messages, current, budget, fixed);
+  const plan = planCut(projection.messages, current, budget, fixed, counter);
   if (!plan) {
     // No summary request is made: an explicit no-op, which the circuit breaker does not count.
     return {
@@ -82,7 +82,7 @@ export async function compactContext(
     };
   }
 
-  const batches = planBatches(plan.head, budget);
+  const batches = planBatches(plan.head, budget, counter);
   let summary: string | undefined;
   const usage: Usage = {};
   for (const [index, batch] of batches.entries()) {
@@ -118,12 +118,12 @@ export async function compactContext(
       return withUsage({ ...entry, reason: "The summary request returned no text" }, usage);
     }
   }
-  summary = cutToTokens(summary!, budget.summaryCeiling);
+  summary = cutToTokens(summary!, budget.summaryCeiling, counter);
 
   let tokensAfter = fixed +
-    messageTokens({ role: "user", text: checkpointText(summary, plan.keptInputs) });
+    counter.message({ role: "user", text: checkpointText(summary, plan.keptInputs) });
   for (let i = plan.index; i < projection.messages.length; i++) {
-    tokensAfter += projection.messages[i].tokens;
+    tokensAfter += projection.messages[i].tokensBy(counter);
   }
   if (tokensAfter >= budget.hardLimit || tokensAfter >= tokensBefore) {
     return withUsage({
@@ -152,12 +152,14 @@ export async function compactContext(
 function planBatches(
   head: readonly HistoryMessage[],
   budget: ContextBudget,
+  counter: TokenCounter,
 ): { text: string; maxOutputTokens: number }[] {
   const room = budget.window - Math.min(Math.floor(budget.window / 100), 4096) -
-    roughTokenCount(COMPACTION_WRITER_PROMPT) - SUMMARY_REQUEST_MARGIN_TOKENS;
+    counter.requestOverhead - counter.text(COMPACTION_WRITER_PROMPT) -
+    SUMMARY_REQUEST_MARGIN_TOKENS;
   const minimum = Math.min(budget.summaryCeiling, Math.max(256, Math.floor(budget.window / 16)));
-  const [whole] = batchHead(head, Number.MAX_SAFE_INTEGER);
-  const wholeTokens = roughTokenCount(whole ?? "");
+  const [whole] = batchHead(head, Number.MAX_SAFE_INTEGER, counter);
+  const wholeTokens = counter.text(whole ?? "");
   if (wholeTokens + minimum <= room) {
     return [{
       text: whole ?? "",
@@ -165,7 +167,7 @@ function planBatches(
     }];
   }
   const perBatch = Math.max(256, room - 2 * budget.summaryCeiling);
-  return batchHead(head, perBatch).map((text) => ({
+  return batchHead(head, perBatch, counter).map((text) => ({
     text,
     maxOutputTokens: budget.summaryCeiling,
   }));

@@ -8,6 +8,7 @@
  */
 import type { ContextBudget } from "../../context/budget.ts";
 import { CHECKPOINT_ALLOWANCE_TOKENS } from "../../context/budget.ts";
+import type { TokenCounter } from "../../context/token_counter.ts";
 import type { HistoryMessage } from "../../projection/history_model.ts";
 
 /** A planned cut. */
@@ -29,6 +30,7 @@ export interface CutPlan {
  * @param current the current user input (the cut never falls after it)
  * @param budget the agent's context numbers
  * @param fixedTokens system prompt and tools, which no compaction can shrink
+ * @param counter the agent's token counter
  * @returns the plan, or `undefined` when nothing new can be summarised
  */
 export function planCut(
@@ -36,6 +38,7 @@ export function planCut(
   current: HistoryMessage | undefined,
   budget: ContextBudget,
   fixedTokens: number,
+  counter: TokenCounter,
 ): CutPlan | undefined {
   let last = current ? messages.indexOf(current) : messages.length - 1;
   if (last < 0) last = messages.length - 1;
@@ -56,35 +59,40 @@ export function planCut(
   const usable = candidates.filter(summarisable);
   if (usable.length === 0) return undefined;
 
-  const tailBudget = Math.max(
-    0,
-    Math.min(
-      budget.retainedTail,
-      budget.target - fixedTokens - budget.summaryCeiling - budget.keptInputs -
-        CHECKPOINT_ALLOWANCE_TOKENS,
-    ),
-  );
+  const size = (message: HistoryMessage): number => message.tokensBy(counter);
   const suffix = new Array<number>(messages.length + 1).fill(0);
-  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1] + messages[i].tokens;
-  // The largest tail within its budget; the latest possible cut when even that is too big.
+  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1] + size(messages[i]);
+  // The tail should hold at least `retainedTail` tokens (the Go rule), but the compacted
+  // request (fixed part, summary at its ceiling, framing, tail) must stay within the target.
+  const maxTail = Math.max(
+    0,
+    budget.target - fixedTokens - budget.summaryCeiling - CHECKPOINT_ALLOWANCE_TOKENS,
+  );
+  // Walk from the latest cut (smallest tail) back: stop at the first tail that is big
+  // enough, or before the first that is too big. The latest cut when even that is too big.
   let index = usable[usable.length - 1];
   for (let k = usable.length - 1; k >= 0; k--) {
-    if (suffix[usable[k]] > tailBudget) break;
+    if (suffix[usable[k]] > maxTail) break;
     index = usable[k];
+    if (suffix[index] >= budget.retainedTail) break;
   }
   const head = messages.slice(0, index);
-  // Verbatim inputs may take at most a quarter of what they replace, so a
-  // compaction always saves room.
+  // Verbatim inputs take what the tail left of the room, and at most a quarter of
+  // what they replace, so a compaction always saves room.
   let headTokens = 0;
-  for (const message of head) headTokens += message.tokens;
-  const keptBudget = Math.min(budget.keptInputs, Math.floor(headTokens / 4));
+  for (const message of head) headTokens += size(message);
+  const keptBudget = Math.min(
+    budget.keptInputs,
+    Math.max(0, maxTail - suffix[index]),
+    Math.floor(headTokens / 4),
+  );
   const keptInputs: string[] = [];
   let keptTokens = 0;
   for (let i = head.length - 1; i >= 0; i--) {
     const message = head[i];
     if (message.seq === undefined || message.message.role !== "user") continue;
-    if (keptTokens + message.tokens > keptBudget) break;
-    keptTokens += message.tokens;
+    if (keptTokens + size(message) > keptBudget) break;
+    keptTokens += size(message);
     keptInputs.unshift(message.message.text);
   }
   return { index, cutSeq: messages[index].position!, head, keptInputs };

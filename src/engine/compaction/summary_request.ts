@@ -7,11 +7,11 @@
  * @module
  */
 import { MESSAGE_FRAMING_TOKENS } from "../../context/token_count.ts";
+import type { TokenCounter } from "../../context/token_counter.ts";
 import { canonicalJson } from "../../identity/canonical_json.ts";
 import { sha256Hex } from "../../identity/fingerprint.ts";
 import type { HistoryMessage } from "../../projection/history_model.ts";
 import type { ProviderMessage, ProviderRequest } from "../../provider/gateway.ts";
-import { roughTokenCount } from "../../provider/rough_token_count.ts";
 
 /** Instructions of the summary request; never the agent's system prompt. */
 export const COMPACTION_WRITER_PROMPT = [
@@ -51,17 +51,21 @@ export function renderMessage(message: ProviderMessage): string {
 
 /**
  * Splits the head into ordered batches whose rendered text fits `perBatch`
- * tokens (a single message larger than that is a batch of its own, cut to fit).
+ * tokens by `counter` (a single message larger than that is a batch of its own, cut to fit).
  */
-export function batchHead(head: readonly HistoryMessage[], perBatch: number): string[] {
+export function batchHead(
+  head: readonly HistoryMessage[],
+  perBatch: number,
+  counter: TokenCounter,
+): string[] {
   const batches: string[] = [];
   let current = "";
   let tokens = 0;
   for (const message of head) {
     let text = renderMessage(message.message);
-    let cost = roughTokenCount(text) + MESSAGE_FRAMING_TOKENS;
+    let cost = counter.text(text) + MESSAGE_FRAMING_TOKENS;
     if (cost > perBatch) {
-      text = cutToTokens(text, perBatch - MESSAGE_FRAMING_TOKENS);
+      text = cutToTokens(text, perBatch - MESSAGE_FRAMING_TOKENS, counter);
       cost = perBatch;
     }
     if (tokens + cost > perBatch && current !== "") {
@@ -76,14 +80,14 @@ export function batchHead(head: readonly HistoryMessage[], perBatch: number): st
   return batches;
 }
 
-/** The longest prefix of `text` whose rough count is within `tokens`. */
-export function cutToTokens(text: string, tokens: number): string {
-  if (roughTokenCount(text) <= tokens) return text;
+/** The longest prefix of `text` whose count by `counter` is within `tokens`. */
+export function cutToTokens(text: string, tokens: number, counter: TokenCounter): string {
+  if (counter.text(text) <= tokens) return text;
   let low = 0;
   let high = text.length;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (roughTokenCount(text.slice(0, mid)) <= tokens) low = mid;
+    if (counter.text(text.slice(0, mid)) <= tokens) low = mid;
     else high = mid - 1;
   }
   return text.slice(0, low);
