@@ -94,6 +94,8 @@ export type {
   ThreadServiceWave2,
 } from "./src/runtime/thread_service.ts";
 export type { UserInput } from "./src/runtime/user_input.ts";
+export type { CompactResult } from "./src/runtime/compaction_command.ts";
+export type { CompactionRecord } from "./src/projection/context_model.ts";
 export type {
   Artifact,
   ContextFigures,

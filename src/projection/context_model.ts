@@ -11,9 +11,16 @@ import type { Usage } from "../provider/gateway.ts";
 /** One compaction operation as `context().compactions` lists it. */
 export interface CompactionRecord {
   operationId: string;
+  /** `compacted` installed a checkpoint; `failed` and `noop` changed nothing. */
   status: "compacted" | "noop" | "failed";
+  /** What started it: the threshold, a provider overflow, or `compact`. */
+  trigger: "threshold" | "overflow" | "manual";
+  /** The request estimate before the operation. */
   tokensBefore?: number;
+  /** The request estimate after it (`compacted` only). */
   tokensAfter?: number;
+  /** Why a `failed` or `noop` operation installed nothing: numbers, never prompt text. */
+  reason?: string;
 }
 
 /** Usage summed by kind; the four counts are disjoint. */
@@ -25,12 +32,16 @@ export interface UsageTotals {
 }
 
 /** What readers of the context accounting need. */
-export type ContextReader = Pick<ContextModel, "records" | "confirmed" | "totals" | "recordOfTurn">;
+export type ContextReader = Pick<
+  ContextModel,
+  "records" | "record" | "confirmed" | "totals" | "recordOfTurn"
+>;
 
 /** Compaction records and usage of one thread's path. */
 export class ContextModel {
   readonly #records: CompactionRecord[] = [];
   readonly #byTurn = new Map<string, CompactionRecord>();
+  readonly #byOperation = new Map<string, CompactionRecord>();
   readonly #totals: UsageTotals = {
     inputTokens: 0,
     outputTokens: 0,
@@ -48,11 +59,14 @@ export class ContextModel {
       const record: CompactionRecord = {
         operationId: entry.operationId,
         status: entry.status,
+        trigger: entry.trigger,
         tokensBefore: entry.tokensBefore,
       };
       if (entry.tokensAfter !== undefined) record.tokensAfter = entry.tokensAfter;
+      if (entry.reason !== undefined) record.reason = entry.reason;
       this.#records.push(record);
       this.#byTurn.set(entry.turnId, record);
+      this.#byOperation.set(entry.operationId, record);
       if (entry.usage) this.#add(entry.usage);
     }
   }
@@ -62,9 +76,16 @@ export class ContextModel {
     return this.#records.map((record) => ({ ...record }));
   }
 
-  /** The latest compaction record of a turn (a manual compaction's outcome). */
+  /** The latest compaction record of a turn (a manual compaction's outcome), a copy. */
   recordOfTurn(turnId: string): CompactionRecord | undefined {
-    return this.#byTurn.get(turnId);
+    const record = this.#byTurn.get(turnId);
+    return record && { ...record };
+  }
+
+  /** The record of one operation, a copy. */
+  record(operationId: string): CompactionRecord | undefined {
+    const record = this.#byOperation.get(operationId);
+    return record && { ...record };
   }
 
   /** The latest usage a provider reported for a step. */

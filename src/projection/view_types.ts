@@ -197,6 +197,10 @@ export interface ContextFigures {
   compactions: {
     operationId: string;
     status: "compacted" | "noop" | "failed";
+    /** What started it: the threshold, a provider overflow, or `compact`. */
+    trigger: "threshold" | "overflow" | "manual";
+    /** Why a `failed` or `noop` operation installed nothing: numbers, never prompt text. */
+    reason?: string;
     tokensBefore?: number;
     tokensAfter?: number;
   }[];

@@ -2,10 +2,17 @@
  * Manual compaction. Below the target size it is an explicit no-op: one
  * `noop` record, no provider request, no turn. Otherwise it admits a
  * compaction-only turn (so sends queue behind it, as behind any turn), waits
- * for it, and reports its outcome. Each request key is one operation. As in
- * the Go engine, a manual compaction that fails is observable (a `failed`
- * record, a failed compaction turn, an observation event) rather than
- * thrown: the call then answers `noop`, since nothing was installed.
+ * for it, and reports its outcome. Each request key is one operation.
+ *
+ * The outcome says whether a checkpoint was installed: `compacted`, or
+ * `noop` when nothing was. Below the target that is the explicit no-op of
+ * the contract. A compaction that was tried and installed nothing (its
+ * summary request failed, the summary was empty or saved nothing that fits,
+ * or the turn was cancelled) changes nothing either, so it also answers
+ * `noop`, the only other outcome the contract has; `compaction` (the
+ * operation's record, `status: "failed"` with its reason) tells it apart,
+ * as do the failed compaction turn in the view and the `compaction` event.
+ * Replays of the key answer the same. A new key tries again.
  *
  * @module
  */
@@ -15,6 +22,7 @@ import { projectRequest } from "../engine/request_builder.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { NewEntry } from "../journal/entries.ts";
+import type { CompactionRecord } from "../projection/context_model.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { driveRuns } from "./run_driver.ts";
 import { claimOf, commandKey } from "./request_keys.ts";
@@ -26,15 +34,23 @@ import { admitTurn, prepareTurn } from "./turn_admission.ts";
 
 /** What `compact` returns. */
 export interface CompactResult {
+  /** `compacted` when a checkpoint was installed, else `noop`. */
   outcome: "compacted" | "noop";
+  /**
+   * The operation's record, as `context().compactions` lists it: `failed`
+   * (with its reason) tells a compaction that installed nothing from a
+   * no-op. Absent when the compaction turn was stopped before it finished.
+   */
+  compaction?: CompactionRecord;
   view: ThreadView;
 }
 
 /**
  * Compacts a thread's context now, or does nothing below the target.
  *
- * @returns `compacted` when a checkpoint was installed, else `noop`
- * @throws {FloretError} `thread_busy` while a turn runs
+ * @returns `compacted` when a checkpoint was installed, else `noop`, with the operation's record
+ * @throws {FloretError} `thread_busy` while a turn runs or waits for an interaction (its
+ *   turn is still open: the pending answer or approval belongs to the context being compacted)
  */
 export async function compact(
   ctx: ServiceContext,
@@ -43,9 +59,12 @@ export async function compact(
 ): Promise<CompactResult> {
   const { threadId, requestKey } = command;
   const key = await commandKey(command, "compact", {});
-  const started = await threadCommand<{ noop: boolean; turnId?: string }>(ctx, {
+  const started = await threadCommand<{ operationId?: string; turnId?: string }>(ctx, {
     ...key,
-    replay: (result) => ({ noop: result.outcome === "noop", turnId: result.turnId as string }),
+    replay: (result) => ({
+      operationId: result.operationId as string | undefined,
+      turnId: result.turnId as string | undefined,
+    }),
     run: async (actor) => {
       await settleOrphan(actor);
       if (actor.record.active || actor.run) {
@@ -57,10 +76,11 @@ export async function compact(
       const budget = budgetOf(agent);
       const estimate = projectRequest(agent, actor.history).estimate;
       if (!budget || estimate < budget.target) {
+        const operationId = newId("compaction");
         const noop: NewEntry = {
           kind: "compaction",
           turnId: actor.record.lastTurn?.turnId ?? "",
-          operationId: newId("compaction"),
+          operationId,
           trigger: "manual",
           status: "noop",
           tokensBefore: estimate,
@@ -71,9 +91,9 @@ export async function compact(
         await actor.commit({
           record: null,
           entries: [noop],
-          request: claimOf(key, { outcome: "noop" }),
+          request: claimOf(key, { outcome: "noop", operationId }),
         });
-        return { noop: true };
+        return { operationId };
       }
       ctx.gate.assertExecutable("compact");
       const run = await admitTurn(ctx.runs, actor, {
@@ -82,15 +102,27 @@ export async function compact(
         claim: (turnId) => claimOf(key, { turnId }),
       }, prepared);
       driveRuns(actor, run, ctx.runs);
-      return { noop: false, turnId: run.turnId };
+      return { turnId: run.turnId };
     },
   });
   const actor = await ctx.actors.get(threadId);
-  if (started.noop) return { outcome: "noop", view: (await ctx.actors.fresh(threadId)).snapshot() };
-  await settled(actor, started.turnId!);
-  const record = actor.contextReader.recordOfTurn(started.turnId!);
+  if (started.turnId === undefined) {
+    // A no-op below the target; keys claimed before records were looked up carry no id.
+    const fresh = await ctx.actors.fresh(threadId);
+    const record = started.operationId === undefined
+      ? undefined
+      : fresh.contextReader.record(started.operationId);
+    return withRecord({ outcome: "noop", view: fresh.snapshot() }, record);
+  }
+  await settled(actor, started.turnId);
+  const record = actor.contextReader.recordOfTurn(started.turnId);
   const outcome = record?.status === "compacted" ? "compacted" : "noop";
-  return { outcome, view: actor.snapshot() };
+  return withRecord({ outcome, view: actor.snapshot() }, record);
+}
+
+function withRecord(result: CompactResult, record: CompactionRecord | undefined): CompactResult {
+  if (record) result.compaction = record;
+  return result;
 }
 
 /** Waits until the compaction turn is no longer running here. */

@@ -15,7 +15,7 @@ import { commandSchemas, querySchemas } from "../validation/command_schemas.ts";
 import { parseInput, parseThreadId as checkId } from "../validation/parse_input.ts";
 import { respond } from "./interaction_commands.ts";
 import { steer } from "./steer_command.ts";
-import { compact } from "./compaction_command.ts";
+import { compact, type CompactResult } from "./compaction_command.ts";
 import { fork } from "./fork_command.ts";
 import { artifact, context, history, list, waitForIdle } from "./queries.ts";
 import { deleteQueued, editQueued } from "./queue_commands.ts";
@@ -101,10 +101,12 @@ export interface ThreadService {
   deleteQueued(
     input: { threadId: string; requestKey: string; queueId: string },
   ): Promise<{ view: ThreadView }>;
-  /** Manual compaction; an explicit no-op below the target size. */
-  compact(
-    input: { threadId: string; requestKey: string },
-  ): Promise<{ outcome: "compacted" | "noop"; view: ThreadView }>;
+  /**
+   * Manual compaction; an explicit no-op below the target size. `noop` also
+   * answers a compaction that installed nothing, whose record (`compaction`)
+   * then says `failed`.
+   */
+  compact(input: { threadId: string; requestKey: string }): Promise<CompactResult>;
   /** Context window figures. */
   context(threadId: string): Promise<ContextFigures>;
   /** The full output of a tool call that reached the model shortened (see a tool item's `artifactId`). */

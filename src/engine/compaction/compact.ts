@@ -10,7 +10,7 @@ import type { Agent } from "../../config/agent.ts";
 import type { ContextBudget } from "../../context/budget.ts";
 import { checkpointText } from "../../context/checkpoint_message.ts";
 import type { TokenCounter } from "../../context/token_counter.ts";
-import type { CompactionEntry, CompactionTrigger } from "../../journal/entries.ts";
+import type { CompactionEntry, CompactionTrigger, TurnFailure } from "../../journal/entries.ts";
 import type { HistoryMessage } from "../../projection/history_model.ts";
 import type { Usage } from "../../provider/gateway.ts";
 import { ProviderError } from "../../provider/provider_error.ts";
@@ -35,6 +35,27 @@ export interface CompactionDeps {
   signal: AbortSignal;
   observe(type: string, detail: Record<string, unknown>): void;
   newId(prefix: string): string;
+}
+
+/** Opens the reason of a compaction whose summary request itself failed. */
+export const SUMMARY_REQUEST_FAILED = "The summary request failed";
+
+/**
+ * The turn failure a compaction-only turn ends with when its compaction did
+ * not install: `provider_error` when the summary request failed, else
+ * `context_compaction_limit` (empty summary, or no saving that fits).
+ *
+ * @param entry a `failed` compaction
+ * @returns the failure, its message the record's reason (numbers, never prompt text)
+ */
+export function compactionFailure(entry: NewCompaction): TurnFailure {
+  const message = entry.reason ?? "The compaction failed";
+  return {
+    code: message.startsWith(SUMMARY_REQUEST_FAILED)
+      ? "provider_error"
+      : "context_compaction_limit",
+    message,
+  };
 }
 
 /** Room kept free in each summary request beyond its prompt and output. */
@@ -112,7 +133,7 @@ export async function compactContext(
       const detail = error instanceof ProviderError
         ? `${error.kind ?? "unknown"}${error.status === undefined ? "" : ` (${error.status})`}`
         : "unknown";
-      return withUsage({ ...entry, reason: `The summary request failed: ${detail}` }, usage);
+      return withUsage({ ...entry, reason: `${SUMMARY_REQUEST_FAILED}: ${detail}` }, usage);
     }
     if (summary === "") {
       return withUsage({ ...entry, reason: "The summary request returned no text" }, usage);

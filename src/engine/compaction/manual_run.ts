@@ -1,7 +1,8 @@
 /**
  * The run of a compaction-only turn (manual `compact`): one compaction of
  * the thread's context as the next request would carry it, then the turn
- * ends — completed when the checkpoint was installed, failed otherwise.
+ * ends — completed when the checkpoint was installed (or nothing could be
+ * summarised), failed otherwise.
  *
  * @module
  */
@@ -10,7 +11,7 @@ import { budgetOf } from "../../context/budget.ts";
 import { compactionEvent } from "../context_guard.ts";
 import { projectRequest } from "../request_builder.ts";
 import type { RunHost } from "../run_loop.ts";
-import { compactContext } from "./compact.ts";
+import { compactContext, compactionFailure } from "./compact.ts";
 
 /**
  * Runs one manual compaction as the turn `ids.turnId`.
@@ -53,12 +54,6 @@ export async function runCompactionTurn(
   }
   if (!await host.commitCompaction(entry)) return;
   host.observe("compaction", compactionEvent(entry));
-  if (entry.status !== "failed") {
-    await host.endTurn("completed");
-  } else {
-    await host.endTurn("failed", {
-      code: "context_compaction_limit",
-      message: entry.reason ?? "The compaction failed",
-    });
-  }
+  if (entry.status !== "failed") await host.endTurn("completed");
+  else await host.endTurn("failed", compactionFailure(entry));
 }
