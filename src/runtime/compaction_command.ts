@@ -27,10 +27,10 @@ import type { ThreadView } from "../projection/view_types.ts";
 import { driveRuns } from "./run_driver.ts";
 import { claimOf, commandKey } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
-import { settleOrphan } from "./settle_turn.ts";
 import { threadCommand } from "./thread_command.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import { admitTurn, prepareTurn } from "./turn_admission.ts";
+import { assertIdle } from "./turn_commands.ts";
 
 /** What `compact` returns. */
 export interface CompactResult {
@@ -66,10 +66,9 @@ export async function compact(
       turnId: result.turnId as string | undefined,
     }),
     run: async (actor) => {
-      await settleOrphan(actor);
-      if (actor.record.active || actor.run) {
-        throw new FloretError("thread_busy", `Thread is running a turn: ${threadId}`);
-      }
+      // A waiting turn is still open: its pending answer or approval belongs to the
+      // context a compaction would rewrite (Go's CompactContext refuses it too).
+      await assertIdle(actor);
       const prepared = await prepareTurn(ctx.runs, threadId, undefined);
       const agent = staticAgent ?? prepared.agent;
       actor.knowAgent(agent);

@@ -158,8 +158,14 @@ async function startTurn(
   return run.turnId;
 }
 
-/** Commands that cannot queue refuse a thread with a turn in progress. */
-async function assertIdle(actor: ThreadActor): Promise<void> {
+/**
+ * Commands that cannot queue refuse a thread with a turn in progress: one
+ * running, or one waiting for an interaction.
+ *
+ * @param actor the thread, in its lock
+ * @throws {FloretError} `thread_busy`
+ */
+export async function assertIdle(actor: ThreadActor): Promise<void> {
   await settleOrphan(actor);
   if (actor.record.active || actor.record.waiting || actor.run) {
     throw new FloretError("thread_busy", `Thread has a turn under way: ${actor.threadId}`);

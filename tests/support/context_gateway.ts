@@ -10,9 +10,13 @@ import {
   type ProviderRequest,
 } from "@floret/engine";
 
-/** One answer: text (with optional usage), an error, or a hang until aborted. */
+/** One answer: text (with optional usage), tool calls, an error, or a hang until aborted. */
 export type Answer =
   | { text: string; usage?: { inputTokens?: number; outputTokens?: number } }
+  | {
+    toolCalls: { name: string; arguments: unknown }[];
+    usage?: { inputTokens?: number; outputTokens?: number };
+  }
   | { error: ProviderError }
   | { hang: true };
 
@@ -37,6 +41,7 @@ export function contextGateway(
   const summaries: ProviderRequest[] = [];
   const answers: Answer[] = [];
   const summaryAnswers: Answer[] = [];
+  let calls = 0;
   async function* play(answer: Answer, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
     await Promise.resolve();
     if ("error" in answer) throw answer.error;
@@ -45,6 +50,17 @@ export function contextGateway(
         if (signal.aborted) reject(signal.reason);
         signal.addEventListener("abort", () => reject(signal.reason), { once: true });
       });
+      return;
+    }
+    if ("toolCalls" in answer) {
+      for (const call of answer.toolCalls) {
+        const callId = `call_${++calls}`;
+        yield { type: "tool-call-start", callId, name: call.name };
+        yield { type: "tool-call-delta", callId, argumentsDelta: JSON.stringify(call.arguments) };
+        yield { type: "tool-call-end", callId };
+      }
+      if (answer.usage) yield { type: "usage", usage: answer.usage };
+      yield { type: "finish", reason: "tool_calls" };
       return;
     }
     yield { type: "text", delta: answer.text };
