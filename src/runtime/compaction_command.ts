@@ -19,7 +19,6 @@
 import type { Agent } from "../config/agent.ts";
 import { budgetOf } from "../context/budget.ts";
 import { projectRequest } from "../engine/request_builder.ts";
-import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { NewEntry } from "../journal/entries.ts";
 import type { CompactionRecord } from "../projection/context_model.ts";
