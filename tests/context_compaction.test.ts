@@ -15,52 +15,9 @@ import {
 } from "@floret/engine";
 import { roughTokenCount } from "@floret/engine/tokens";
 import { contextGateway, textOf, words } from "./support/context_gateway.ts";
+import { CONTEXT_SYSTEM, setup } from "./support/context_host.ts";
 
-const SYSTEM = "You are a careful assistant.";
-const FAST = { delaysMs: [1, 1, 1, 1] };
-
-async function setup(
-  options: {
-    windowTokens?: number;
-    maxOutputTokens?: number;
-    modelMaxOutputTokens?: number;
-    systemPrompt?: string;
-    store?: KvStore;
-    events?: ObservationEvent[];
-  } = {},
-) {
-  const systemPrompt = options.systemPrompt ?? SYSTEM;
-  const gateway = contextGateway(systemPrompt);
-  const store = options.store ?? memoryStore();
-  const host = await openHost({
-    store,
-    onEvent: options.events ? (event) => options.events!.push(event) : undefined,
-  });
-  const context: Record<string, number> = { windowTokens: options.windowTokens ?? 8000 };
-  if (options.maxOutputTokens !== undefined) context.maxOutputTokens = options.maxOutputTokens;
-  if (options.modelMaxOutputTokens !== undefined) {
-    context.modelMaxOutputTokens = options.modelMaxOutputTokens;
-  }
-  const agent = defineAgent({
-    id: "ctx",
-    systemPrompt,
-    gateway,
-    tools: [],
-    // The sizes below leave no room for the built-in tools' definitions.
-    askUser: false,
-    todos: false,
-    context,
-    providerRetry: FAST,
-  });
-  const threads = host.threads({ agent });
-  const { threadId } = await threads.create({ requestKey: "create" });
-  let n = 0;
-  const say = async (text: string, extra: Record<string, unknown> = {}) => {
-    await threads.send({ threadId, requestKey: `send-${++n}`, input: { text }, ...extra });
-    return await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
-  };
-  return { gateway, host, threads, threadId, say, store, agent };
-}
+const SYSTEM = CONTEXT_SYSTEM;
 
 function requestTokens(request: { messages: unknown[] }): number {
   return roughTokenCount(JSON.stringify(request.messages));
