@@ -215,6 +215,39 @@ describe("cut, tail and view", () => {
   });
 });
 
+describe("supplemental context and request keys", () => {
+  test("a turn that compacts keeps its supplemental context after the input, out of the summary", async () => {
+    const e = await setup();
+    await e.say("HEAD-MARKER first");
+    e.gateway.answers.push({ text: "a", usage: { inputTokens: 7300 } });
+    await e.say("second");
+    const view = await e.say("third", {
+      supplementalContext: [{ title: "Open file", text: "SUPPLEMENTAL-MARKER contents" }],
+    });
+    assert.equal(view.turns.at(-1)?.outcome, "completed");
+    assert.equal(e.gateway.summaries.length, 1);
+    assert.doesNotMatch(textOf(e.gateway.summaries[0]), /SUPPLEMENTAL-MARKER/);
+    const request = e.gateway.requests.at(-1)!;
+    const texts = request.messages.map((m) => ("text" in m ? m.text : ""));
+    const input = texts.indexOf("third");
+    assert.ok(input > 0);
+    assert.match(texts[input + 1], /SUPPLEMENTAL-MARKER/, "right after the current input");
+    assert.match(texts[1], /SUMMARY-1/);
+    await e.host.shutdown();
+  });
+
+  test("compact reusing another command's key is request_conflict", async () => {
+    const e = await setup();
+    await e.say("hello"); // claims send-1
+    await assert.rejects(
+      e.threads.compact({ threadId: e.threadId, requestKey: "send-1" }),
+      { code: "request_conflict" },
+    );
+    assert.deepEqual((await e.threads.context(e.threadId)).compactions, []);
+    await e.host.shutdown();
+  });
+});
+
 describe("thresholds and limits", () => {
   test("an explicit maxOutputTokens M lowers the threshold to W − M", async () => {
     const sizes = [words(2000, "a"), words(2000, "b"), words(1900, "c")];
