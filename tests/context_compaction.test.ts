@@ -7,7 +7,6 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   defineAgent,
-  type KvStore,
   memoryStore,
   type ObservationEvent,
   openHost,

@@ -281,7 +281,7 @@ describe("thresholds and limits", () => {
     const failure = view.turns.at(-1)?.failure;
     assert.equal(failure?.code, "context_fixed_overhead");
     assert.doesNotMatch(failure!.message, /INPUT-MARKER/);
-    assert.equal(view.items[0].text.startsWith("INPUT-MARKER"), true, "the user item stays");
+    assert.match(view.items[0].text ?? "", /^INPUT-MARKER/, "the user item stays");
     assert.equal(e.gateway.requests.length + e.gateway.summaries.length, 0);
     await e.host.shutdown();
   });
