@@ -66,6 +66,18 @@ describe("manual compaction that installs nothing", () => {
     await e.host.shutdown();
   });
 
+  test("a replay still answers compacted after a later no-op on the same thread", async () => {
+    const e = await fullThread();
+    const first = await e.threads.compact({ threadId: e.threadId, requestKey: "k1" });
+    assert.equal(first.outcome, "compacted");
+    const second = await e.threads.compact({ threadId: e.threadId, requestKey: "k2" });
+    assert.equal(second.outcome, "noop", "now below the target");
+    const replay = await e.threads.compact({ threadId: e.threadId, requestKey: "k1" });
+    assert.equal(replay.outcome, "compacted");
+    assert.deepEqual(replay.compaction, first.compaction);
+    await e.host.shutdown();
+  });
+
   test("a below-target noop carries its record too, on the first call and on a replay", async () => {
     const e = await setup();
     await e.say("hello");

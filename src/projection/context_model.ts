@@ -65,7 +65,9 @@ export class ContextModel {
       if (entry.tokensAfter !== undefined) record.tokensAfter = entry.tokensAfter;
       if (entry.reason !== undefined) record.reason = entry.reason;
       this.#records.push(record);
-      this.#byTurn.set(entry.turnId, record);
+      // Only records written by a run: a below-target no-op carries the thread's last
+      // turn id for ordering, and must not shadow what a compaction turn recorded.
+      if (entry.runId !== undefined) this.#byTurn.set(entry.turnId, record);
       this.#byOperation.set(entry.operationId, record);
       if (entry.usage) this.#add(entry.usage);
     }
@@ -76,7 +78,7 @@ export class ContextModel {
     return this.#records.map((record) => ({ ...record }));
   }
 
-  /** The latest compaction record of a turn (a manual compaction's outcome), a copy. */
+  /** The latest record a run of this turn wrote (a compaction turn's outcome), a copy. */
   recordOfTurn(turnId: string): CompactionRecord | undefined {
     const record = this.#byTurn.get(turnId);
     return record && { ...record };
