@@ -54,9 +54,8 @@ export function planCut(
     }
   }
   // The head must hold at least one message that is not already a summary.
-  const summarisable = (index: number): boolean =>
-    messages.slice(0, index).some((message) => message.seq !== undefined);
-  const usable = candidates.filter(summarisable);
+  const firstJournaled = messages.findIndex((message) => message.seq !== undefined);
+  const usable = candidates.filter((index) => firstJournaled >= 0 && index > firstJournaled);
   if (usable.length === 0) return undefined;
 
   const size = (message: HistoryMessage): number => message.tokensBy(counter);
