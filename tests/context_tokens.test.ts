@@ -77,12 +77,14 @@ describe("an agent's token counter", () => {
     const expected = await estimateTokens({ messages: next, tools: [] }, "gpt-4o");
     const figures = await e.threads.context(e.threadId);
     assert.equal(figures.estimateTokens, expected.tokens);
+    assert.equal(figures.estimator, "o200k_base");
     assert.equal(view.context?.estimateTokens, expected.tokens);
 
     const rough = await setup();
     await rough.say("What is the capital of Portugal?");
     const roughFigures = await rough.threads.context(rough.threadId);
     assert.notEqual(roughFigures.estimateTokens, figures.estimateTokens, "the counter was used");
+    assert.equal(roughFigures.estimator, "rough");
     await e.host.shutdown();
     await rough.host.shutdown();
   });

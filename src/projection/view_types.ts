@@ -184,6 +184,8 @@ export interface ContextFigures {
   windowTokens: number;
   /** The engine's estimate of the next request (system prompt, tools, messages; after any compaction). */
   estimateTokens: number;
+  /** The counter behind the estimate: `rough` (the default), or the agent's `tokenCounter` name. */
+  estimator: string;
   /** The latest usage the provider reported. */
   confirmed?: Usage;
   /** Usage summed over every committed step and summary request; the four counts are disjoint. */

@@ -7,7 +7,8 @@
  * @module
  */
 import type { Agent } from "../config/agent.ts";
-import { budgetOf } from "../context/budget.ts";
+import { budgetOf, counterOf } from "../context/budget.ts";
+import { roughCounter } from "../context/token_counter.ts";
 import { projectRequest } from "../engine/request_builder.ts";
 import type { ContextReader } from "../projection/context_model.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
@@ -47,6 +48,7 @@ export function contextFigures(
   const figures: ContextFigures = {
     windowTokens,
     estimateTokens,
+    estimator: agent ? counterOf(agent).name : roughCounter.name,
     totals: context.totals(),
     compactions: context.records(),
   };
