@@ -205,6 +205,27 @@ export interface CompactionEntry extends EntryBase {
   usage?: Usage;
   /** Why a `failed` or `noop` operation installed nothing (numbers, never prompt text). */
   reason?: string;
+  /**
+   * A `failed` record written for an operation that was stopped before it
+   * finished (cancel, crash, restore), not by the operation itself. Its
+   * summary never failed, so the circuit breaker does not count it.
+   */
+  interrupted?: boolean;
+}
+
+/**
+ * A compaction whose summary request is about to be sent. It is committed
+ * first so that an operation stopped before its record (a cancel, a crash)
+ * still leaves one: whoever settles the turn writes the `failed` record of
+ * each operation that was started and never finished.
+ */
+export interface CompactionStartedEntry extends EntryBase {
+  kind: "compaction_started";
+  runId?: string;
+  operationId: string;
+  trigger: CompactionTrigger;
+  /** Estimated tokens of the request before the operation. */
+  tokensBefore: number;
 }
 
 /** A fact about a child thread, as admitted to its parent (`parentEvents`). */
@@ -232,6 +253,7 @@ export type Entry =
   | ToolResultsEntry
   | TurnEndedEntry
   | CompactionEntry
+  | CompactionStartedEntry
   | ChildEventsEntry
   | InteractionOpenedEntry
   | InteractionResolvedEntry
@@ -249,6 +271,7 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "tool_results",
   "turn_ended",
   "compaction",
+  "compaction_started",
   "child_events",
   "interaction_opened",
   "interaction_resolved",

@@ -175,6 +175,17 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       keptInputs: z.array(str).optional(),
       usage: z.record(z.string(), num).optional(),
       reason: str.optional(),
+      interrupted: z.boolean().optional(),
+    }),
+  ],
+  [
+    "compaction_started",
+    z.looseObject({
+      ...base,
+      runId: str.optional(),
+      operationId: str,
+      trigger: z.enum(["threshold", "overflow", "manual"]),
+      tokensBefore: num,
     }),
   ],
   [

@@ -88,6 +88,7 @@ export class ViewModel {
         this.#turnEnded(entry);
         return this.#refreshInteractions(entry.turnId);
       case "compaction":
+      case "compaction_started":
         return; // context bookkeeping: no view item (see ContextModel)
       case "child_events":
         return; // provider messages only, never view items

@@ -13,6 +13,7 @@ import type { ThreadRecord } from "../journal/thread_record.ts";
 import { newId } from "../identity/ids.ts";
 import type { ActorChange, ThreadActor } from "./thread_actor.ts";
 import { planTurnEnd } from "./turn_end.ts";
+import { STOPPED, unfinishedCompactions } from "./unfinished_compactions.ts";
 
 /**
  * Settles a turn that is active in the journal but whose run is gone: it
@@ -74,6 +75,7 @@ export function planSettlement(
   if (results.length > 0) {
     entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
   }
+  entries.push(...unfinishedCompactions(actor, active.turnId, STOPPED[clean]));
   let outcome: TurnOutcome = clean === "restored" ? "interrupted" : clean;
   let failure: TurnFailure | undefined;
   if (clean === "restored") {
@@ -120,6 +122,7 @@ export function planRecovery(actor: ThreadActor): ActorChange | undefined {
   if (results.length > 0) {
     entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
   }
+  entries.push(...unfinishedCompactions(actor, active.turnId, STOPPED.interrupted));
   for (const state of lost) {
     entries.push({
       kind: "interaction_opened",

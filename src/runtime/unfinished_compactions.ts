@@ -1,0 +1,48 @@
+/**
+ * Compactions left without a record: a `compaction_started` entry is
+ * committed before the summary request, so whoever ends the turn some other
+ * way (a cancel, recovery after a crash, a restore, a run that failed) writes
+ * the `failed` record the operation never wrote. Each operation leaves one
+ * record.
+ *
+ * @module
+ */
+import type { NewEntry } from "../journal/entries.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+
+/** Why an operation stopped before it finished, by the way its turn stopped (no prompt text). */
+export const STOPPED = {
+  cancelled: "The compaction was cancelled before it finished",
+  interrupted: "The compaction was interrupted before it finished: its process stopped",
+  restored: "The compaction was stopped by a restore from a backup before it finished",
+  ended: "The compaction's turn ended before the compaction finished",
+} as const;
+
+/**
+ * The `failed` records of the turn's compactions that were started and never
+ * finished: each operation leaves one record, even one that was stopped.
+ *
+ * @param actor the thread (inside its lock)
+ * @param turnId the turn being settled
+ * @param reason why they stopped (no prompt text)
+ */
+export function unfinishedCompactions(
+  actor: ThreadActor,
+  turnId: string,
+  reason: string,
+): NewEntry[] {
+  return actor.contextReader.unfinished(turnId).map((started) => {
+    const entry: NewEntry = {
+      kind: "compaction",
+      turnId,
+      operationId: started.operationId,
+      trigger: started.trigger,
+      status: "failed",
+      tokensBefore: started.tokensBefore,
+      reason,
+      interrupted: true,
+    };
+    if (started.runId !== undefined) entry.runId = started.runId;
+    return entry;
+  });
+}
