@@ -55,6 +55,22 @@ describe("a manual compaction cancelled during its summary request", () => {
     await e.host.shutdown();
   });
 
+  test("a cancel as soon as the compaction turn runs still leaves its one record", async () => {
+    const e = await fullThread();
+    e.gateway.summaryAnswers.push({ hang: true });
+    const pending = e.threads.compact({ threadId: e.threadId, requestKey: "m1" });
+    while ((await e.threads.view(e.threadId)).status !== "running") {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await e.threads.cancel({ threadId: e.threadId, requestKey: "stop" });
+    const result = await pending;
+    assert.equal(result.outcome, "noop");
+    assert.equal(result.compaction?.status, "failed");
+    assert.match(result.compaction?.reason ?? "", /cancelled/);
+    assert.deepEqual((await e.threads.context(e.threadId)).compactions, [result.compaction]);
+    await e.host.shutdown();
+  });
+
   test("its record survives a restart, and the key's replay there answers the same", async () => {
     const store = memoryStore();
     const keepOpen = { ...store, close: () => Promise.resolve() };

@@ -24,8 +24,8 @@ export class ActiveRun {
   readonly runId: string;
   /** The turn's agent. */
   readonly agent: Agent;
-  /** A compaction-only turn (manual `compact`). */
-  readonly compaction: boolean;
+  /** The operation of a compaction-only turn (manual `compact`), started at its admission. */
+  readonly compaction?: string;
   /** Context for this turn's requests only; memory only. */
   readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */
@@ -50,19 +50,19 @@ export class ActiveRun {
    * @param runId the run's id
    * @param agent the turn's agent
    * @param supplementalContext context for this turn's requests only
-   * @param compaction whether the turn only compacts
+   * @param compaction the operation, when the turn only compacts
    */
   constructor(
     turnId: string,
     runId: string,
     agent: Agent,
     supplementalContext?: readonly SupplementalContext[],
-    compaction = false,
+    compaction?: string,
   ) {
     this.turnId = turnId;
     this.runId = runId;
     this.agent = agent;
-    this.compaction = compaction;
+    if (compaction !== undefined) this.compaction = compaction;
     if (supplementalContext?.length) this.supplementalContext = supplementalContext;
     this.done = new Promise((resolve) => (this.#finished = resolve));
     this.providerSignal = this.#providerAbort.signal;

@@ -80,7 +80,9 @@ const SUMMARY_REQUEST_MARGIN_TOKENS = 128;
  * @param deps agent, budget, signal and observation
  * @param projection the request as it would be sent now
  * @param current the current user input (kept verbatim)
- * @param record the turn and run the record belongs to, and what triggered it
+ * @param record the turn and run the record belongs to, and what triggered it; with
+ *   `operationId`, the operation whose start is already committed (a compaction-only
+ *   turn's admission), else a new one, begun just before its first summary request
  * @returns the record: `compacted` (install it), `failed`, or `noop` when nothing can be
  *   summarised; `undefined` when the run lost the thread before the summary request
  * @throws the signal's reason when aborted
@@ -89,7 +91,7 @@ export async function compactContext(
   deps: CompactionDeps,
   projection: Projection,
   current: HistoryMessage | undefined,
-  record: { turnId: string; runId?: string; trigger: CompactionTrigger },
+  record: { turnId: string; runId?: string; trigger: CompactionTrigger; operationId?: string },
 ): Promise<NewCompaction | undefined> {
   const { agent, budget } = deps;
   // The engine's best figure for the request: raised by confirmed usage when that is more.
@@ -97,7 +99,7 @@ export async function compactContext(
   const entry: NewCompaction = {
     kind: "compaction",
     turnId: record.turnId,
-    operationId: deps.newId("compaction"),
+    operationId: record.operationId ?? deps.newId("compaction"),
     trigger: record.trigger,
     status: "failed",
     tokensBefore,
@@ -125,7 +127,7 @@ export async function compactContext(
     tokensBefore,
   };
   if (entry.runId) start.runId = entry.runId;
-  if (!await deps.begin(start)) return undefined;
+  if (record.operationId === undefined && !await deps.begin(start)) return undefined;
 
   const batches = planBatches(plan.head, budget, counter);
   let summary: string | undefined;

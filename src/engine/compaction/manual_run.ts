@@ -18,12 +18,12 @@ import { runCompaction } from "./run_compaction.ts";
  *
  * @param agent the thread's agent
  * @param host the thread's side of the run
- * @param ids the run's identity
+ * @param ids the run's identity, and the operation its admission started
  */
 export async function runCompactionTurn(
   agent: Agent,
   host: RunHost,
-  ids: { threadId: string; turnId: string; runId: string },
+  ids: { threadId: string; turnId: string; runId: string; operationId: string },
 ): Promise<void> {
   const budget = budgetOf(agent);
   if (!budget) {
@@ -40,6 +40,7 @@ export async function runCompactionTurn(
       turnId: ids.turnId,
       runId: ids.runId,
       trigger: "manual",
+      operationId: ids.operationId,
     });
   } catch (error) {
     // Cancelled: nothing was installed, and the cancel wrote the operation's failed record.

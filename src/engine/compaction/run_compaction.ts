@@ -25,7 +25,8 @@ import { compactContext, type NewCompaction } from "./compact.ts";
  * @param host the thread's side of the run
  * @param budget the agent's context budget
  * @param projection the request as it would be sent now
- * @param record the turn and run the record belongs to, and what triggered it
+ * @param record the turn and run the record belongs to, what triggered it, and the
+ *   operation when its start is already committed
  * @returns the record, or `undefined` when the run lost the thread
  * @throws the signal's reason when the run was stopped during the summary request
  */
@@ -34,7 +35,7 @@ export async function runCompaction(
   host: RunHost,
   budget: ContextBudget,
   projection: Projection,
-  record: { turnId: string; runId: string; trigger: CompactionTrigger },
+  record: { turnId: string; runId: string; trigger: CompactionTrigger; operationId?: string },
 ): Promise<NewCompaction | undefined> {
   const entry = await compactContext(
     {
