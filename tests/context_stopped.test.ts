@@ -3,8 +3,9 @@
  * each operation leaves one record): a cancel leaves a `failed` record for a
  * manual or an automatic compaction, installs nothing, and a replay of the
  * manual key answers the same without adding a record. Stopped operations
- * are not summary failures: the circuit breaker does not count them. The
- * crash of a process during the summary request is in crash_recovery.test.ts.
+ * are not summary failures: the circuit breaker does not count them. A fork
+ * cut while a compaction runs records it too. The crash of a process during
+ * the summary request is in crash_recovery.test.ts.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -128,6 +129,28 @@ describe("an automatic compaction cancelled during its summary request", () => {
       (await e.threads.context(e.threadId)).compactions.map((c) => [c.status, c.trigger]),
       [["failed", "threshold"], ["failed", "threshold"], ["compacted", "threshold"]],
     );
+    await e.host.shutdown();
+  });
+});
+
+describe("a fork cut while a compaction runs", () => {
+  test("records the operation as failed in the fork, and the source its own outcome", async () => {
+    const e = await fullThread();
+    e.gateway.summaryAnswers.push({ hang: true });
+    await e.threads.send({ threadId: e.threadId, requestKey: "q3", input: { text: "q3" } });
+    await summaryRequested(e, 1);
+    const fork = await e.threads.fork({ threadId: e.threadId, requestKey: "fork" });
+    const forked = await e.threads.context(fork.threadId);
+    assert.deepEqual(forked.compactions.map((c) => [c.status, c.trigger]), [
+      ["failed", "threshold"],
+    ]);
+    assert.match(forked.compactions[0].reason ?? "", /fork/);
+    assert.equal((await e.threads.view(fork.threadId)).turns.at(-1)?.outcome, "interrupted");
+    assert.deepEqual((await e.threads.context(e.threadId)).compactions, [], "still running");
+    await e.threads.cancel({ threadId: e.threadId, requestKey: "stop" });
+    const source = await e.threads.context(e.threadId);
+    assert.equal(source.compactions.length, 1);
+    assert.match(source.compactions[0].reason ?? "", /cancelled/);
     await e.host.shutdown();
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Compactions left without a record: a `compaction_started` entry is
  * committed before the summary request, so whoever ends the turn some other
- * way (a cancel, recovery after a crash, a restore, a run that failed) writes
+ * way (a cancel, recovery after a crash, a restore, a run that failed, a fork
+ * cut inside the turn) writes
  * the `failed` record the operation never wrote. Each operation leaves one
  * record.
  *
  * @module
  */
-import type { NewEntry } from "../journal/entries.ts";
+import type { CompactionStartedEntry, NewEntry } from "../journal/entries.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
 /** Why an operation stopped before it finished, by the way its turn stopped (no prompt text). */
@@ -16,6 +17,7 @@ export const STOPPED = {
   interrupted: "The compaction was interrupted before it finished: its process stopped",
   restored: "The compaction was stopped by a restore from a backup before it finished",
   ended: "The compaction's turn ended before the compaction finished",
+  forked: "The fork was cut while the compaction ran",
 } as const;
 
 /**
@@ -31,18 +33,30 @@ export function unfinishedCompactions(
   turnId: string,
   reason: string,
 ): NewEntry[] {
-  return actor.contextReader.unfinished(turnId).map((started) => {
-    const entry: NewEntry = {
-      kind: "compaction",
-      turnId,
-      operationId: started.operationId,
-      trigger: started.trigger,
-      status: "failed",
-      tokensBefore: started.tokensBefore,
-      reason,
-      interrupted: true,
-    };
-    if (started.runId !== undefined) entry.runId = started.runId;
-    return entry;
-  });
+  return actor.contextReader.unfinished(turnId).map((started) => stoppedRecord(started, reason));
+}
+
+/**
+ * The `failed` record of one operation that was started and stopped before
+ * it finished; the circuit breaker does not count it.
+ *
+ * @param started the operation's start
+ * @param reason why it stopped (no prompt text)
+ */
+export function stoppedRecord(
+  started: Omit<CompactionStartedEntry, "seq" | "at">,
+  reason: string,
+): NewEntry {
+  const entry: NewEntry = {
+    kind: "compaction",
+    turnId: started.turnId,
+    operationId: started.operationId,
+    trigger: started.trigger,
+    status: "failed",
+    tokensBefore: started.tokensBefore,
+    reason,
+    interrupted: true,
+  };
+  if (started.runId !== undefined) entry.runId = started.runId;
+  return entry;
 }
