@@ -207,17 +207,19 @@ export interface CompactionEntry extends EntryBase {
   reason?: string;
   /**
    * A `failed` record written for an operation that was stopped before it
-   * finished (cancel, crash, restore), not by the operation itself. Its
-   * summary never failed, so the circuit breaker does not count it.
+   * finished (a cancel, a crash, a restore, a fork cut inside its turn), not
+   * by the operation itself. Its summary never failed, so the circuit
+   * breaker does not count it.
    */
   interrupted?: boolean;
 }
 
 /**
- * A compaction whose summary request is about to be sent. It is committed
- * first so that an operation stopped before its record (a cancel, a crash)
- * still leaves one: whoever settles the turn writes the `failed` record of
- * each operation that was started and never finished.
+ * A compaction operation has begun: committed before its first summary
+ * request (a manual one, with its compaction turn's admission), so that an
+ * operation stopped before its record (a cancel, a crash) still leaves one:
+ * whoever settles the turn writes the `failed` record of each operation that
+ * was started and never finished.
  */
 export interface CompactionStartedEntry extends EntryBase {
   kind: "compaction_started";
