@@ -9,7 +9,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { memoryStore } from "@floret/engine";
+import { memoryStore, type ObservationEvent } from "@floret/engine";
 import { textOf } from "./support/context_gateway.ts";
 import { fullThread, setup } from "./support/context_host.ts";
 
@@ -95,7 +95,8 @@ describe("a manual compaction cancelled during its summary request", () => {
 
 describe("an automatic compaction cancelled during its summary request", () => {
   test("leaves one failed record in its turn and installs nothing", async () => {
-    const e = await fullThread();
+    const events: ObservationEvent[] = [];
+    const e = await fullThread({ events });
     e.gateway.summaryAnswers.push({ hang: true });
     await e.threads.send({ threadId: e.threadId, requestKey: "q3", input: { text: "q3" } });
     await summaryRequested(e, 1);
@@ -110,6 +111,11 @@ describe("an automatic compaction cancelled during its summary request", () => {
     assert.equal(record.tokensAfter, undefined);
     assert.match(record.reason ?? "", /cancelled/);
     assert.equal(e.gateway.requests.length, 2, "no model request was made in the stopped turn");
+    const observed = events.filter((event) => event.type === "compaction");
+    assert.equal(observed.length, 1, "the cancel reports the record as the run would have");
+    assert.equal(observed[0].operationId, record.operationId);
+    assert.equal(observed[0].status, "failed");
+    assert.equal(observed[0].turnId, view.turns.at(-1)?.turnId);
     await e.host.shutdown();
   });
 

@@ -397,7 +397,7 @@ test(
     await withDir("compact", async (paths) => {
       const { ready, acks } = await crashChild("compact", paths);
       assert.equal(acks.length, 2);
-      const { host, threads, gateway } = await reopen(paths.url, [], paths.sideFile);
+      const { host, threads, gateway, events } = await reopen(paths.url, [], paths.sideFile);
       try {
         const view = await threads.waitForIdle(ready.threadId, { timeoutMs: 5_000 });
         assert.equal(view.turns.length, 3);
@@ -409,6 +409,10 @@ test(
         assert.equal(record.trigger, "manual");
         assert.equal(record.tokensAfter, undefined, "nothing was installed");
         assert.match(record.reason ?? "", /interrupted/);
+        const observed = events.filter((event) => event.type === "compaction");
+        assert.deepEqual(observed.map((event) => [event.operationId, event.status]), [
+          [record.operationId, "failed"],
+        ], "recovery reports the record it wrote");
 
         const replay = await threads.compact({ threadId: ready.threadId, requestKey: "compact-1" });
         assert.equal(replay.outcome, "noop");

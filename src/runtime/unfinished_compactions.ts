@@ -9,6 +9,8 @@
  * @module
  */
 import type { CompactionStartedEntry, NewEntry } from "../journal/entries.ts";
+import type { ObservationEvent } from "../observation/events.ts";
+import { recordOf } from "../projection/context_model.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
 /** Why an operation stopped before it finished, by the way its turn stopped (no prompt text). */
@@ -59,4 +61,26 @@ export function stoppedRecord(
   };
   if (started.runId !== undefined) entry.runId = started.runId;
   return entry;
+}
+
+/**
+ * Emits the `compaction` event of each stopped record among committed
+ * entries, as the run would have for a record of its own: figures only.
+ *
+ * @param observe the host's observer
+ * @param threadId the thread the entries were committed to
+ * @param entries what was committed
+ */
+export function observeStopped(
+  observe: (event: ObservationEvent) => void,
+  threadId: string,
+  entries: readonly NewEntry[] | undefined,
+): void {
+  for (const entry of entries ?? []) {
+    if (entry.kind !== "compaction" || !entry.interrupted) continue;
+    const at = new Date().toISOString();
+    const event: ObservationEvent = { type: "compaction", threadId, turnId: entry.turnId, at };
+    if (entry.runId !== undefined) event.runId = entry.runId;
+    observe({ ...event, ...recordOf(entry) });
+  }
 }
