@@ -28,6 +28,9 @@ const ACTIONS: Record<string, string> = {
   "GET /threads/:threadId/idle": "waitForIdle",
   "GET /threads/:threadId/events": "subscribe",
   "POST /threads/:threadId/chat": "chat",
+  // Turn control of the in-process service, beyond http.md's table.
+  "PATCH /threads/:threadId/queue/:queueId": "editQueued",
+  "POST /threads/:threadId/steer": "steer",
 };
 
 const errorOf = async (response: Response): Promise<{ code: string; message: string }> =>
@@ -59,10 +62,32 @@ describe("building the app", () => {
     await e.host.shutdown();
   });
 
-  test("the app has exactly the routes of http.md's table", async () => {
+  test("the app has exactly the routes of http.md's table, plus turn control", async () => {
     const e = await apiEngine([]);
     const routes = routesOf(e.app).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(routes, Object.keys(ACTIONS).sort());
+    await e.host.shutdown();
+  });
+
+  test("a service without steer and editQueued gets no routes for them (404, not 500)", async () => {
+    const e = await apiEngine([]);
+    const { steer: _steer, editQueued: _edit, ...plain } = e.threads as ThreadService & {
+      steer: unknown;
+      editQueued: unknown;
+    };
+    let asked = 0;
+    const app = threadApi(plain as ThreadService, { authorize: () => (asked++, true) });
+    const routes = routesOf(app).map((r) => `${r.method} ${r.path}`);
+    assert.equal(routes.length, Object.keys(ACTIONS).length - 2);
+    assert.ok(!routes.includes("POST /threads/:threadId/steer"));
+    const steer = await app.request(`/threads/${e.threadId}/steer`, {
+      method: "POST",
+      headers: { "idempotency-key": "s", "content-type": "application/json" },
+      body: JSON.stringify({ text: "x" }),
+    });
+    assert.equal(steer.status, 404);
+    assert.equal((await errorOf(steer)).code, "not_found");
+    assert.equal(asked, 0);
     await e.host.shutdown();
   });
 });
@@ -251,6 +276,49 @@ describe("routes and statuses", () => {
     assert.equal(promoted.status, 202);
     assert.equal((await promoted.json() as { view: { status: string } }).view.status, "running");
     await e.call("GET", `${t}/idle?timeoutMs=5000`);
+    await e.host.shutdown();
+  });
+
+  test("editQueued and steer: 200 {view}; a stale expectedText is 409; unknown fields 400", async () => {
+    const e = await apiEngine([{ hang: true }, { text: "after" }]);
+    const t = `/threads/${e.threadId}`;
+    await e.call("POST", `${t}/messages`, { key: "a", body: { input: { text: "one" } } });
+    const queued = await e.call("POST", `${t}/messages`, {
+      key: "b",
+      body: { input: { text: "two" } },
+    });
+    const queueId = (await queued.json() as { view: { queue: { id: string }[] } }).view.queue[0]
+      .id;
+    const edit = { text: "TWO", expectedText: "two" };
+    const edited = await e.call("PATCH", `${t}/queue/${queueId}`, { key: "e1", body: edit });
+    assert.equal(edited.status, 200);
+    const view = (await edited.json() as { view: { queue: { text: string }[] } }).view;
+    assert.equal(view.queue[0].text, "TWO");
+    // Same key, same body: the same answer; the text it expected is gone now.
+    assert.equal(
+      (await e.call("PATCH", `${t}/queue/${queueId}`, { key: "e1", body: edit })).status,
+      200,
+    );
+    const stale = await e.call("PATCH", `${t}/queue/${queueId}`, { key: "e2", body: edit });
+    assert.equal(stale.status, 409);
+    assert.equal((await errorOf(stale)).code, "request_conflict");
+    const extra = await e.call("PATCH", `${t}/queue/${queueId}`, {
+      key: "e3",
+      body: { ...edit, expectedText: "TWO", extra: 1 },
+    });
+    assert.equal(extra.status, 400);
+    assert.equal((await e.call("PATCH", `${t}/queue/${queueId}`, { body: edit })).status, 400);
+
+    const steered = await e.call("POST", `${t}/steer`, { key: "s1", body: { text: "faster" } });
+    assert.equal(steered.status, 200);
+    assert.ok((await steered.json() as { view: { status: string } }).view);
+    const bad = await e.call("POST", `${t}/steer`, { key: "s2", body: { text: 3 } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      e.calls.filter((name) => name === "editQueued" || name === "steer"),
+      ["editQueued", "editQueued", "editQueued", "steer"],
+    );
+    await e.call("POST", `${t}/cancel`, { key: "c" });
     await e.host.shutdown();
   });
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ImageAttachment, ThreadService } from "@floret/engine";
+import type { ImageAttachment, LocalThreadService, ThreadService } from "@floret/engine";
 import { chatBodySchema } from "./chat_request.ts";
 import { chatResponse } from "./chat_route.ts";
 import { jsonBody, queryNumber, queryOf, requestKeyOf } from "./request_input.ts";
@@ -32,7 +32,9 @@ export type HttpAction =
   | "artifact"
   | "waitForIdle"
   | "subscribe"
-  | "chat";
+  | "chat"
+  | "steer"
+  | "editQueued";
 
 /** What a route handler gets. */
 export interface RouteCall {
@@ -49,6 +51,11 @@ export interface ApiRoute {
   action: HttpAction;
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
+  /**
+   * A method beyond the ThreadService type that the route calls (turn control,
+   * which `host.threads()` has): the route exists only on apps whose service has it.
+   */
+  needs?: "steer" | "editQueued";
   handle(call: RouteCall): Promise<Response>;
 }
 
@@ -84,7 +91,11 @@ function mutation<S extends z.ZodType>(
   };
 }
 
-/** Every route of http.md's table. */
+/**
+ * Every route of http.md's table, plus the turn control of the in-process
+ * service (`PATCH …/queue/:queueId` edits a queued input, `POST …/steer`
+ * steers the turn under way), served when the service has those methods.
+ */
 export const ROUTES: readonly ApiRoute[] = [
   mutation(
     "create",
@@ -224,6 +235,43 @@ export const ROUTES: readonly ApiRoute[] = [
         }),
       ),
   ),
+  {
+    ...mutation(
+      "editQueued",
+      "PATCH",
+      "/threads/:threadId/queue/:queueId",
+      z.strictObject({ text: z.string(), expectedText: z.string() }),
+      async ({ service, param }, requestKey, body) =>
+        json(
+          200,
+          await (service as LocalThreadService).editQueued({
+            threadId: param("threadId"),
+            queueId: param("queueId"),
+            requestKey,
+            ...body,
+          }),
+        ),
+    ),
+    needs: "editQueued",
+  },
+  {
+    ...mutation(
+      "steer",
+      "POST",
+      "/threads/:threadId/steer",
+      z.strictObject({ text: z.string() }),
+      async ({ service, param }, requestKey, body) =>
+        json(
+          200,
+          await (service as LocalThreadService).steer({
+            threadId: param("threadId"),
+            requestKey,
+            ...body,
+          }),
+        ),
+    ),
+    needs: "steer",
+  },
   mutation(
     "compact",
     "POST",

@@ -79,6 +79,11 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
   for (const route of ROUTES) {
+    // A route whose method this service lacks is an unknown route (404), not a 500.
+    if (
+      route.needs !== undefined &&
+      typeof (service as unknown as Record<string, unknown>)[route.needs] !== "function"
+    ) continue;
     // One handler per route, authorize included: hono runs a lone handler
     // directly, where a guard middleware in front of it costs a compose chain
     // per request.
