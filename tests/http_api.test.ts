@@ -28,9 +28,10 @@ const ACTIONS: Record<string, string> = {
   "GET /threads/:threadId/idle": "waitForIdle",
   "GET /threads/:threadId/events": "subscribe",
   "POST /threads/:threadId/chat": "chat",
-  // Turn control of the in-process service, beyond http.md's table.
-  "PATCH /threads/:threadId/queue/:queueId": "editQueued",
-  "POST /threads/:threadId/steer": "steer",
+  // Turn control of the in-process service, beyond http.md's table: both put
+  // the user's text into the thread, as a message does.
+  "PATCH /threads/:threadId/queue/:queueId": "send",
+  "POST /threads/:threadId/steer": "send",
 };
 
 const errorOf = async (response: Response): Promise<{ code: string; message: string }> =>

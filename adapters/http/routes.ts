@@ -12,7 +12,11 @@ import { chatResponse } from "./chat_route.ts";
 import { jsonBody, queryNumber, queryOf, requestKeyOf } from "./request_input.ts";
 import { eventsResponse } from "./sse_events.ts";
 
-/** What `authorize` is asked about: the service method a route calls (or `chat`). */
+/**
+ * What `authorize` is asked about: the service method a route calls (or
+ * `chat`). The turn-control routes (`editQueued`, `steer`) ask about `send`:
+ * like a message, they put the user's text into the thread.
+ */
 export type HttpAction =
   | "create"
   | "list"
@@ -32,9 +36,7 @@ export type HttpAction =
   | "artifact"
   | "waitForIdle"
   | "subscribe"
-  | "chat"
-  | "steer"
-  | "editQueued";
+  | "chat";
 
 /** What a route handler gets. */
 export interface RouteCall {
@@ -237,7 +239,7 @@ export const ROUTES: readonly ApiRoute[] = [
   ),
   {
     ...mutation(
-      "editQueued",
+      "send",
       "PATCH",
       "/threads/:threadId/queue/:queueId",
       z.strictObject({ text: z.string(), expectedText: z.string() }),
@@ -256,7 +258,7 @@ export const ROUTES: readonly ApiRoute[] = [
   },
   {
     ...mutation(
-      "steer",
+      "send",
       "POST",
       "/threads/:threadId/steer",
       z.strictObject({ text: z.string() }),
