@@ -10,7 +10,6 @@ import {
   FloretError,
   type LocalThreadService,
   type ThreadItem,
-  type ThreadService,
   type ThreadSummary,
   type ThreadUpdate,
   type ThreadView,
