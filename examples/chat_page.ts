@@ -145,6 +145,7 @@ function render() {
   ));
   document.getElementById("queue").replaceChildren(...view.queue.map((queued) =>
     el("div", { className: "queued" }, queued.text + " ",
+      el("button", { textContent: "Edit", onclick: () => editQueued(queued) }),
       el("button", { textContent: "Remove", onclick: () => call("DELETE", here("/queue/" + encodeURIComponent(queued.id))) }))
   ));
   const box = document.getElementById("items");
@@ -153,6 +154,14 @@ function render() {
 }
 
 const drafts = new Map();
+
+/** Edits a queued message; the server refuses (409) if it changed or started meanwhile. */
+async function editQueued(queued) {
+  const text = prompt("Queued message", queued.text);
+  if (text && text !== queued.text) {
+    await call("PATCH", here("/queue/" + encodeURIComponent(queued.id)), { text, expectedText: queued.text });
+  }
+}
 
 /** The interaction still waiting for an answer, if this is one. */
 const pendingOf = (interaction) =>

@@ -139,6 +139,8 @@ const threads = host.threads({
 });
 const api = threadApi(threads, {
   basePath: "/api",
+  // The page edits queued messages (PATCH /api/threads/:id/queue/:queueId).
+  turnControl: true,
   // HOOK: check the user here (a session cookie or a bearer token). This demo
   // listens on loopback only and refuses requests other sites' pages make.
   authorize: ({ request }) => request.headers.get("sec-fetch-site") !== "cross-site",

@@ -83,6 +83,15 @@ test(
       // 3. Cancel stops a streaming turn.
       await send(page, longMessage(200, "long"));
       await lastAssistant(page).filter({ hasText: "You said: long word0 word1 word2" }).waitFor();
+      // A message sent meanwhile waits in the queue, where it can be edited and removed.
+      await send(page, "queued message");
+      const queued = page.locator("#queue .queued");
+      await queued.filter({ hasText: "queued message" }).waitFor();
+      page.once("dialog", (dialog) => void dialog.accept("queued, edited"));
+      await queued.locator("button", { hasText: "Edit" }).click();
+      await queued.filter({ hasText: "queued, edited" }).waitFor();
+      await queued.locator("button", { hasText: "Remove" }).click();
+      await queued.waitFor({ state: "detached" });
       await page.click("#cancel");
       await page.locator("#status", { hasText: /^idle$/ }).waitFor();
       const threadId = decodeURIComponent(new URL(page.url()).hash.slice(1));

@@ -28,8 +28,10 @@ const ACTIONS: Record<string, string> = {
   "GET /threads/:threadId/idle": "waitForIdle",
   "GET /threads/:threadId/events": "subscribe",
   "POST /threads/:threadId/chat": "chat",
-  // Turn control of the in-process service, beyond http.md's table: both put
-  // the user's text into the thread, as a message does.
+};
+
+/** With `turnControl: true`, beyond http.md's table: both put the user's text into the thread. */
+const TURN_CONTROL: Record<string, string> = {
   "PATCH /threads/:threadId/queue/:queueId": "send",
   "POST /threads/:threadId/steer": "send",
 };
@@ -63,24 +65,43 @@ describe("building the app", () => {
     await e.host.shutdown();
   });
 
-  test("the app has exactly the routes of http.md's table, plus turn control", async () => {
+  test("the app has exactly the routes of http.md's table", async () => {
     const e = await apiEngine([]);
     const routes = routesOf(e.app).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(routes, Object.keys(ACTIONS).sort());
+    assert.throws(
+      () => threadApi(e.threads, { authorize: () => true, turnControl: "yes" as never }),
+      (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
+    );
     await e.host.shutdown();
   });
 
-  test("a service without steer and editQueued gets no routes for them (404, not 500)", async () => {
-    const e = await apiEngine([]);
+  test("turnControl adds editQueued and steer, authorized as send; a service without them gets none (404)", async () => {
+    const e = await apiEngine([], { turnControl: true });
+    const routes = routesOf(e.app).map((r) => `${r.method} ${r.path}`).sort();
+    assert.deepEqual(routes, Object.keys({ ...ACTIONS, ...TURN_CONTROL }).sort());
+    for (const [name, action] of Object.entries(TURN_CONTROL)) {
+      const [method, path] = name.split(" ");
+      e.checks.length = 0;
+      e.calls.length = 0;
+      e.verdict.value = false;
+      const url = path.replace(":threadId", e.threadId).replace(":queueId", "q");
+      const refused = await e.call(method, url, { key: "k", body: { text: "x" } });
+      assert.equal(refused.status, 403, name);
+      assert.deepEqual(e.checks.map((c) => [c.action, c.threadId]), [[action, e.threadId]]);
+      assert.deepEqual(e.calls, [], name);
+    }
+
     const { steer: _steer, editQueued: _edit, ...plain } = e.threads as ThreadService & {
       steer: unknown;
       editQueued: unknown;
     };
     let asked = 0;
-    const app = threadApi(plain as ThreadService, { authorize: () => (asked++, true) });
-    const routes = routesOf(app).map((r) => `${r.method} ${r.path}`);
-    assert.equal(routes.length, Object.keys(ACTIONS).length - 2);
-    assert.ok(!routes.includes("POST /threads/:threadId/steer"));
+    const app = threadApi(plain as ThreadService, {
+      authorize: () => (asked++, true),
+      turnControl: true,
+    });
+    assert.equal(routesOf(app).length, Object.keys(ACTIONS).length);
     const steer = await app.request(`/threads/${e.threadId}/steer`, {
       method: "POST",
       headers: { "idempotency-key": "s", "content-type": "application/json" },
@@ -281,7 +302,7 @@ describe("routes and statuses", () => {
   });
 
   test("editQueued and steer: 200 {view}; a stale expectedText is 409; unknown fields 400", async () => {
-    const e = await apiEngine([{ hang: true }, { text: "after" }]);
+    const e = await apiEngine([{ hang: true }, { text: "after" }], { turnControl: true });
     const t = `/threads/${e.threadId}`;
     await e.call("POST", `${t}/messages`, { key: "a", body: { input: { text: "one" } } });
     const queued = await e.call("POST", `${t}/messages`, {

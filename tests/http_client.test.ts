@@ -149,6 +149,21 @@ describe("threadClient", () => {
       );
     }
     assert.equal((await e.threads.view(e.threadId)).items.length, 0, "nothing was sent");
+    // Turn control needs an app built with turnControl: true.
+    await assert.rejects(
+      client.steer({ threadId: e.threadId, requestKey: "s", text: "x" }),
+      isCode("not_found"),
+    );
+    await assert.rejects(
+      client.editQueued({
+        threadId: e.threadId,
+        requestKey: "e",
+        queueId: "q",
+        text: "a",
+        expectedText: "b",
+      }),
+      isCode("not_found"),
+    );
     for (const threadId of ["", "..", "thread_missing", "a/b"]) {
       await assert.rejects(client.view(threadId), isCode("thread_not_found"));
     }

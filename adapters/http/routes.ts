@@ -96,7 +96,8 @@ function mutation<S extends z.ZodType>(
 /**
  * Every route of http.md's table, plus the turn control of the in-process
  * service (`PATCH …/queue/:queueId` edits a queued input, `POST …/steer`
- * steers the turn under way), served when the service has those methods.
+ * steers the turn under way), served with `turnControl: true` when the
+ * service has those methods.
  */
 export const ROUTES: readonly ApiRoute[] = [
   mutation(

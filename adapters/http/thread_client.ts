@@ -32,7 +32,8 @@ export interface ThreadClientOptions {
 /**
  * A ThreadService over HTTP, with the turn control of the in-process
  * service (`steer`, `editQueued`) too, so code written against
- * `host.threads()` runs against a remote host unchanged.
+ * `host.threads()` runs against a remote host unchanged (those two need an
+ * app built with `turnControl: true`; elsewhere they fail `not_found`).
  *
  * @param options `baseUrl`, and optionally `fetch` and `headers`
  * @returns the service
