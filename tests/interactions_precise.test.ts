@@ -1,0 +1,564 @@
+// Precise points of DESIGN §8 / §10 and issue #9 that the broader interaction
+// tests leave open: concurrent responds, what respond returns, cancel while a
+// question waits, partial text on an immediate cancel, a graceful cancel's
+// drain window, pending questions across restart, and observation events.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
+import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
+import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
+import {
+  contains,
+  isCode,
+  keepOpen,
+  local,
+  sendWait,
+  toolMessages,
+  tools,
+  userTexts,
+  writeTool,
+} from "./support/interactions.ts";
+
+const askCity: ScriptStep = {
+  toolCalls: [{
+    name: "ask_user",
+    arguments: { questions: [{ id: "city", prompt: "Which city?", options: ["Oslo", "Rome"] }] },
+  }],
+};
+
+describe("respond races and replies", () => {
+  test("two concurrent responds with different decisions: one wins, the other conflicts, the tool runs per the winner", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const id = waiting.pending[0].id;
+    const outcomes = await Promise.allSettled([
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "yes",
+        interactionId: id,
+        decision: "approve",
+      }),
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "no",
+        interactionId: id,
+        decision: "deny",
+      }),
+    ]);
+    const fulfilled = outcomes.filter((o) => o.status === "fulfilled");
+    const rejected = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+    assert.equal(fulfilled.length, 1, "exactly one resolution wins");
+    assert.equal(rejected.length, 1);
+    assert.ok(isCode("request_conflict")(rejected[0].reason), String(rejected[0].reason));
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    const approved = outcomes[0].status === "fulfilled";
+    assert.deepEqual(ran, approved ? ["a"] : []);
+    assert.equal(tools(done)[0].status, approved ? "completed" : "denied");
+    assert.equal(e.gateway.requests.length, 2, "the model is asked once more, not twice");
+    await e.host.shutdown();
+  });
+
+  test("two concurrent responds under the same key: both return, the tool runs once", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const input = {
+      threadId: e.threadId,
+      requestKey: "same",
+      interactionId: waiting.pending[0].id,
+      decision: "approve" as const,
+    };
+    const [a, b] = await Promise.all([e.threads.respond(input), e.threads.respond(input)]);
+    assert.notEqual(a.view.status, "waiting");
+    assert.notEqual(b.view.status, "waiting");
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(ran, ["a"]);
+    assert.equal(e.gateway.requests.length, 2);
+    await e.host.shutdown();
+  });
+
+  test("a request key used for one interaction cannot resolve another", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [
+          { name: "write", arguments: { line: "1" } },
+          { name: "write", arguments: { line: "2" } },
+        ],
+      },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const [first, second] = waiting.pending;
+    const partial = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "k",
+      interactionId: first.id,
+      decision: "approve",
+    });
+    // The approved call dispatches at once; the thread then waits for the other.
+    assert.deepEqual(partial.view.pending.map((p) => p.id), [second.id]);
+    const mid = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(mid.status, "waiting", "another approval is still pending");
+    assert.deepEqual(ran, ["1"]);
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "k",
+        interactionId: second.id,
+        decision: "approve",
+      }),
+      isCode("request_conflict"),
+    );
+    const still = await e.threads.view(e.threadId);
+    assert.deepEqual(still.pending.map((p) => p.id), [second.id], "nothing written");
+    const last = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "k2",
+      interactionId: second.id,
+      decision: "approve",
+    });
+    assert.equal(last.view.status, "running", "resolving the last one admits the run");
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual([...ran].sort(), ["1", "2"]);
+    await e.host.shutdown();
+  });
+
+  test("an interaction id of another thread, or on an unknown thread, is not found there", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const other = await e.threads.create({ requestKey: "other" });
+    await assert.rejects(
+      e.threads.respond({
+        threadId: other.threadId,
+        requestKey: "r",
+        interactionId: waiting.pending[0].id,
+        decision: "approve",
+      }),
+      isCode("interaction_not_found"),
+    );
+    await assert.rejects(
+      e.threads.respond({
+        threadId: "thread_missing",
+        requestKey: "r",
+        interactionId: waiting.pending[0].id,
+        decision: "approve",
+      }),
+      isCode("thread_not_found"),
+    );
+    assert.deepEqual(ran, []);
+    await e.host.shutdown();
+  });
+
+  test("answers naming a question twice are invalid_input and write nothing", async () => {
+    const e = await engine([askCity, { text: "ok" }]);
+    const waiting = await sendWait(e, "trip");
+    const id = waiting.pending[0].id;
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "k",
+        interactionId: id,
+        answers: [{ questionId: "city", value: "Oslo" }, { questionId: "city", value: "Rome" }],
+      }),
+      isCode("invalid_input"),
+    );
+    await assert.rejects(
+      e.threads.respond({ threadId: e.threadId, requestKey: "k", interactionId: id, answers: [] }),
+      isCode("invalid_input"),
+    );
+    const view = await e.threads.view(e.threadId);
+    assert.equal(view.viewVersion, waiting.viewVersion, "nothing written");
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "k",
+      interactionId: id,
+      answers: [{ questionId: "city", value: "Rome" }],
+    });
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    await e.host.shutdown();
+  });
+
+  test("replaying a resolved question with the same answers runs nothing; other answers conflict", async () => {
+    const e = await engine([askCity, { text: "ok" }, { text: "never" }]);
+    const waiting = await sendWait(e, "trip");
+    const id = waiting.pending[0].id;
+    const answers = [{ questionId: "city", value: "Oslo" }];
+    await e.threads.respond({ threadId: e.threadId, requestKey: "a", interactionId: id, answers });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const replay = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "b",
+      interactionId: id,
+      answers,
+    });
+    assert.equal(replay.view.status, "idle");
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "c",
+        interactionId: id,
+        answers: [{ questionId: "city", value: "Rome" }],
+      }),
+      isCode("request_conflict"),
+    );
+    assert.equal(e.gateway.requests.length, 2, "no provider request from replays");
+    await e.host.shutdown();
+  });
+});
+
+describe("cancel around interactions", () => {
+  test("cancel while a question waits resolves it as cancelled, runs nothing, and a later answer conflicts", async () => {
+    const e = await engine([askCity, { text: "never" }]);
+    const waiting = await sendWait(e, "trip");
+    const id = waiting.pending[0].id;
+    const queued = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "q",
+      input: { text: "queued while waiting" },
+    });
+    assert.equal(queued.queued, true);
+    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "x" });
+    assert.equal(view.status, "idle");
+    assert.deepEqual(view.pending, []);
+    assert.equal(view.turns.at(-1)?.outcome, "cancelled");
+    const item = view.items.find((i) => i.kind === "interaction");
+    assert.equal(item?.interaction?.status, "resolved");
+    assert.equal(view.queue.length, 1, "input queued behind a cancelled turn stays queued");
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "late",
+        interactionId: id,
+        answers: [{ questionId: "city", value: "Oslo" }],
+      }),
+      isCode("request_conflict"),
+    );
+    const again = await e.threads.cancel({ threadId: e.threadId, requestKey: "x2" });
+    assert.equal(again.view.status, "idle", "cancel on an idle thread is no error");
+    assert.equal(e.gateway.requests.length, 1, "nothing ran after the cancel");
+    await e.host.shutdown();
+  });
+
+  test("graceful cancel while an approval waits runs nothing either", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      { text: "never" },
+    ], { tools: [writeTool(ran)] });
+    await sendWait(e, "go");
+    const { view } = await e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "x",
+      mode: "graceful",
+    });
+    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.notEqual(view.status, "running");
+    assert.equal(idle.turns.at(-1)?.outcome, "cancelled");
+    assert.equal(tools(idle)[0].status, "cancelled");
+    assert.deepEqual(idle.pending, []);
+    assert.deepEqual(ran, []);
+    assert.equal(e.gateway.requests.length, 1);
+    await e.host.shutdown();
+  });
+
+  test("immediate cancel keeps the text a provider had streamed so far", async () => {
+    const e = await engine([{ hang: true, text: "the first half" } as ScriptStep]);
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
+    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+    assert.notEqual(view.status, "running");
+    assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
+    const assistant = view.items.find((item) => item.kind === "assistant");
+    assert.equal(assistant?.text, "the first half");
+    assert.ok(!assistant?.live);
+    await e.host.shutdown();
+  });
+
+  test("graceful cancel lets an in-flight tool commit its result inside the window; nothing more runs", async () => {
+    const gate = deferred();
+    const started = deferred();
+    let aborted = false;
+    const slow = defineTool({
+      name: "slow",
+      description: "s",
+      effect: "write",
+      input: z.object({}),
+      execute: async (_input, context) => {
+        started.resolve();
+        await gate.promise;
+        aborted = context.signal.aborted;
+        return "finished";
+      },
+    });
+    const e = await engine([
+      { toolCalls: [{ name: "slow", arguments: {} }] },
+      { text: "never" },
+    ], { tools: [slow] });
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await started.promise;
+    const cancelling = e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "c",
+      mode: "graceful",
+    });
+    await until(e, (view) => view.status !== "running");
+    gate.resolve();
+    await cancelling;
+    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(aborted, false, "the tool was not aborted inside the window");
+    assert.equal(tools(idle)[0].status, "completed");
+    assert.equal(tools(idle)[0].output, "finished");
+    assert.equal(idle.turns.at(-1)?.outcome, "cancelled");
+    assert.equal(e.gateway.requests.length, 1, "the result never reaches a new request");
+    await e.host.shutdown();
+  });
+
+  test("immediate cancel of a dispatched write whose result is unconfirmed: unknown, effect_outcome_unknown", async () => {
+    const started = deferred();
+    const hang = defineTool({
+      name: "hang",
+      description: "h",
+      effect: "write",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve();
+        await new Promise(() => {});
+        return "never";
+      },
+    });
+    const e = await engine([{ toolCalls: [{ name: "hang", arguments: {} }] }], { tools: [hang] });
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await started.promise;
+    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+    assert.notEqual(view.status, "running");
+    assert.equal(tools(view)[0].status, "unknown");
+    assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
+    await e.host.shutdown();
+  });
+});
+
+describe("questions across restart", () => {
+  const open = async (
+    store: ReturnType<typeof memoryStore>,
+    steps: ScriptStep[],
+    events: string[] = [],
+  ) => {
+    const gateway = scriptedGateway(steps);
+    const host = await openHost({
+      store: keepOpen(store),
+      onEvent: (event) => events.push(JSON.stringify(event)),
+    });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
+    });
+    return { host, threads, gateway };
+  };
+  const askSecret: ScriptStep = {
+    toolCalls: [{
+      name: "ask_user",
+      arguments: {
+        questions: [
+          { id: "pw", prompt: "Password?", secret: true },
+          { id: "user", prompt: "User?" },
+        ],
+      },
+    }],
+  };
+
+  test("a pending secret question survives restart with the same id; its answer reaches the resumed run only", async () => {
+    const SECRET = "pending-secret-R7x";
+    const store = memoryStore();
+    const events: string[] = [];
+    let h = await open(store, [askSecret], events);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    const before = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await h.host.shutdown();
+
+    h = await open(store, [{ text: "in" }, { text: "later" }], events);
+    const after = await h.threads.view(threadId);
+    assert.equal(after.status, "waiting");
+    assert.deepEqual(after.pending.map((p) => p.id), before.pending.map((p) => p.id));
+    assert.deepEqual(after.pending[0].questions, before.pending[0].questions);
+    await h.threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: after.pending[0].id,
+      answers: [{ questionId: "pw", value: SECRET }, { questionId: "user", value: "ada" }],
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual(done.pending, []);
+    assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET));
+    assert.equal(
+      userTexts(h.gateway.requests[0].messages).filter((t) => t.includes("ada")).length,
+      1,
+    );
+    await h.host.shutdown();
+
+    // The run ended normally: nothing is asked again after another restart.
+    h = await open(store, [{ text: "later" }], events);
+    const reopened = await h.threads.view(threadId);
+    assert.equal(reopened.status, "idle");
+    assert.deepEqual(reopened.pending, []);
+    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
+    await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const later = JSON.stringify(h.gateway.requests[0]);
+    assert.ok(!later.includes(SECRET));
+    assert.ok(later.includes("ada"), "public answers stay");
+    assert.ok(!events.some((event) => event.includes(SECRET)), "events never carry the secret");
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await h.host.shutdown();
+  });
+
+  test("a secret whose resumed run was cut by a restart is asked again as a new pending interaction", async () => {
+    const SECRET = "lost-secret-M2p";
+    const store = memoryStore();
+    let h = await open(store, [askSecret, { hang: true } as ScriptStep]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const firstId = waiting.pending[0].id;
+    await h.threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: firstId,
+      answers: [{ questionId: "pw", value: SECRET }, { questionId: "user", value: "ada" }],
+    });
+    // The resumed run is in flight (its request hangs) when the host goes away.
+    for (let i = 0; i < 500 && h.gateway.requests.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(h.gateway.requests.length, 2);
+    assert.ok(JSON.stringify(h.gateway.requests[1]).includes(SECRET));
+    await h.host.shutdown();
+
+    h = await open(store, [{ text: "thanks" }]);
+    const after = await h.threads.view(threadId);
+    assert.equal(after.status, "waiting", "the secret question is asked again");
+    assert.equal(after.pending.length, 1);
+    assert.notEqual(after.pending[0].id, firstId, "as a new interaction");
+    assert.equal(after.pending[0].kind, "input");
+    assert.ok(after.pending[0].questions?.some((q) => q.id === "pw" && q.secret));
+    // The old interaction is resolved: other public answers conflict; the same public
+    // answers (secret values are never kept, so never compared) replay and run nothing.
+    await assert.rejects(
+      h.threads.respond({
+        threadId,
+        requestKey: "old",
+        interactionId: firstId,
+        answers: [{ questionId: "pw", value: "x" }, { questionId: "user", value: "bob" }],
+      }),
+      isCode("request_conflict"),
+    );
+    const replay = await h.threads.respond({
+      threadId,
+      requestKey: "old2",
+      interactionId: firstId,
+      answers: [{ questionId: "pw", value: "x" }, { questionId: "user", value: "ada" }],
+    });
+    assert.equal(replay.view.status, "waiting");
+    assert.equal(h.gateway.requests.length, 0, "a replay runs nothing");
+    const questions = after.pending[0].questions!;
+    await h.threads.respond({
+      threadId,
+      requestKey: "r2",
+      interactionId: after.pending[0].id,
+      answers: questions.map((q) => ({ questionId: q.id, value: q.id === "pw" ? SECRET : "ada" })),
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET));
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await h.host.shutdown();
+  });
+});
+
+describe("steer, queue and todos precise points", () => {
+  test("steer adds a user item to the running turn; its text is in the turn's next request", async () => {
+    const gate = deferred();
+    const started = deferred();
+    const slow = defineTool({
+      name: "slow",
+      description: "s",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve();
+        await gate.promise;
+        return "slow done";
+      },
+    });
+    const e = await engine([
+      { toolCalls: [{ name: "slow", arguments: {} }] },
+      { text: "steered" },
+    ], { tools: [slow] });
+    const sent = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "s",
+      input: { text: "go" },
+    });
+    await started.promise;
+    const { view } = await local(e).steer({
+      threadId: e.threadId,
+      requestKey: "st",
+      text: "be brief",
+    });
+    const steered = view.items.filter((i) => i.kind === "user").at(-1);
+    assert.equal(steered?.text, "be brief");
+    assert.equal(steered?.turnId, sent.turnId, "same turn");
+    gate.resolve();
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.length, 1);
+    assert.ok(userTexts(e.gateway.requests[1].messages).includes("be brief"));
+    assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "slow done");
+    await e.host.shutdown();
+  });
+
+  test("a new thread has no todos; editQueued with a stale expected text conflicts and writes nothing", async () => {
+    const e = await engine([askCity]);
+    const fresh = await e.threads.view(e.threadId);
+    assert.deepEqual((fresh as unknown as { todos: unknown[] }).todos, []);
+    await sendWait(e, "trip");
+    const queued = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "q",
+      input: { text: "first text" },
+    });
+    const queueId = queued.view.queue[0].id;
+    await assert.rejects(
+      local(e).editQueued({
+        threadId: e.threadId,
+        requestKey: "e",
+        queueId,
+        text: "new",
+        expectedText: "not the text",
+      }),
+      isCode("request_conflict"),
+    );
+    const view = await e.threads.view(e.threadId);
+    assert.equal(view.queue[0].text, "first text");
+    await assert.rejects(
+      e.threads.promoteQueued({ threadId: e.threadId, requestKey: "p", queueId }),
+      isCode("thread_busy"),
+    );
+    await e.host.shutdown();
+  });
+});
