@@ -80,6 +80,8 @@ test("a child's secret reaches only the child's resumed run; stores, events and 
   const waiting = await f.threads.waitForIdle(childId, { timeoutMs: 10_000 });
   assert.equal(waiting.status, "waiting");
   assert.equal(waiting.title, "Vault opener");
+  assert.equal(waiting.titleStatus, "ready", "a host title, as at create");
+  assert.equal(waiting.titleGeneration, 1);
   const question = waiting.pending[0];
   assert.equal(question.kind, "input");
   await assert.rejects(
