@@ -46,7 +46,10 @@ export async function respond(
       ctx.assertOpen();
       actor.assertLive();
       if (!actor.run) await actor.sync();
-      await settleOrphan(actor);
+      // A deferred host leaves a turn the previous process left unfinished as it is:
+      // `activate()` settles it, or `prepareRestore()` stops it as `restored_turn`.
+      const leftover = ctx.gate.deferred && actor.abandoned;
+      if (!leftover) await settleOrphan(actor);
       const state = actor.interactions.get(interactionId);
       if (!state) {
         const prior = await ctx.journal.request(threadId, requestKey);
@@ -65,6 +68,7 @@ export async function respond(
           `Interaction ${interactionId} was already resolved differently`,
         );
       }
+      if (leftover) ctx.gate.assertExecutable("respond to a turn left unfinished");
       return await commitResolution(ctx, actor, state, resolution, secrets, claimOf(key));
     })
   );
