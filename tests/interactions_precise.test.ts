@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
+import { overHttp } from "./support/over_http.ts";
 import {
   contains,
   isCode,
@@ -595,6 +596,95 @@ describe("steer, queue and todos precise points", () => {
     await assert.rejects(
       e.threads.promoteQueued({ threadId: e.threadId, requestKey: "p", queueId }),
       isCode("thread_busy"),
+    );
+    await e.host.shutdown();
+  });
+});
+
+describe("structured results", () => {
+  test("Date, Map, Set, BigInt, undefined and NaN read back decoded: live, after restart, in a fork; the model sees output only", async () => {
+    const value = () => ({
+      when: new Date("2026-03-04T05:06:07.000Z"),
+      index: new Map<string, unknown>([["a", new Set([1, 2])], ["b", { at: new Date(0) }]]),
+      big: 12345678901234567890n,
+      missing: undefined,
+      list: [undefined, Number.NaN, -Infinity, "x"],
+      plain: { n: 1, s: "two", t: true, z: null },
+    });
+    const rich = defineTool({
+      name: "rich",
+      description: "r",
+      input: z.object({}),
+      execute: () => ({ output: "see structured", structured: value() }),
+    });
+    const store = memoryStore();
+    const e = await engine([
+      { toolCalls: [{ name: "rich", arguments: {} }] },
+      { text: "done" },
+    ], { tools: [rich], store: keepOpen(store) });
+    const live = await sendWait(e, "go");
+    const item = () => live.items.find((i) => i.tool?.name === "rich")!.tool!;
+    assert.equal(item().status, "completed");
+    assert.deepEqual(item().structured, value());
+    const structured = item().structured as ReturnType<typeof value>;
+    assert.ok(structured.when instanceof Date);
+    assert.ok("missing" in structured, "an undefined member is kept");
+    assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "see structured");
+    assert.ok(!JSON.stringify(e.gateway.requests[1].messages).includes("2026-03-04"));
+    const forked = await e.threads.fork({ threadId: e.threadId, requestKey: "f" });
+    const forkItem = forked.view.items.find((i) => i.tool?.name === "rich")!.tool!;
+    assert.deepEqual(forkItem.structured, value());
+    // Over HTTP the view is JSON: readable, never a failed response.
+    const remote = await overHttp(e.threads).view(e.threadId);
+    const wire = remote.items.find((i) => i.tool?.name === "rich")!.tool!.structured as Record<
+      string,
+      unknown
+    >;
+    assert.equal(wire.when, "2026-03-04T05:06:07.000Z");
+    assert.equal(wire.big, "12345678901234567890");
+    await e.host.shutdown();
+
+    const host = await openHost({ store });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([]) }),
+    });
+    const reloaded = await threads.view(e.threadId);
+    const again = reloaded.items.find((i) => i.tool?.name === "rich")!.tool!;
+    assert.deepEqual(again.structured, value());
+    const history = await threads.history(e.threadId);
+    assert.deepEqual(history.items.find((i) => i.tool?.name === "rich")!.tool!.structured, value());
+    await host.shutdown();
+  });
+
+  test("a cycle, a function or a symbol is refused as the call's error the model sees; the turn goes on", async () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const shared = { x: 1 };
+    const values: unknown[] = [cyclic, { f: () => 1 }, { s: Symbol("s") }, {
+      one: shared,
+      two: shared,
+    }];
+    const tool = defineTool({
+      name: "odd",
+      description: "o",
+      input: z.object({ i: z.number() }),
+      execute: ({ i }) => ({ output: `value ${i}`, structured: values[i] }),
+    });
+    const e = await engine([
+      { toolCalls: values.map((_, i) => ({ name: "odd", arguments: { i } })) },
+      { text: "done" },
+    ], { tools: [tool] });
+    const view = await sendWait(e, "go");
+    assert.equal(view.turns[0].outcome, "completed");
+    assert.deepEqual(tools(view).map((t) => t.status), ["error", "error", "error", "completed"]);
+    const outputs = toolMessages(e.gateway.requests[1].messages).map((m) => m.output);
+    assert.match(outputs[0], /cycle/);
+    assert.match(outputs[1], /function/);
+    assert.match(outputs[2], /symbol/);
+    assert.deepEqual(
+      tools(view)[3].structured,
+      { one: { x: 1 }, two: { x: 1 } },
+      "a shared object is no cycle",
     );
     await e.host.shutdown();
   });
