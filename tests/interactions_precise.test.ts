@@ -5,7 +5,15 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
+import {
+  defineAgent,
+  defineTool,
+  type Gateway,
+  memoryStore,
+  openHost,
+  ProviderError,
+  type ProviderEvent,
+} from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
 import { overHttp } from "./support/over_http.ts";
@@ -687,5 +695,60 @@ describe("structured results", () => {
       "a shared object is no cycle",
     );
     await e.host.shutdown();
+  });
+});
+
+describe("secrets in what a run reports", () => {
+  test("a provider error echoing the request never carries the secret into events, the view or the store", async () => {
+    const SECRET = "echoed-secret-Kp3";
+    let calls = 0;
+    // Answers the first request with the question; then fails, quoting the request it got.
+    const gateway: Gateway = {
+      info: { provider: "echo", model: "echo", stateKey: "echo", capabilities: {} },
+      async *stream(request): AsyncIterable<ProviderEvent> {
+        calls++;
+        if (calls === 1) {
+          yield { type: "tool-call-start", callId: "c1", name: "ask_user" };
+          yield {
+            type: "tool-call-delta",
+            callId: "c1",
+            argumentsDelta: JSON.stringify({
+              questions: [{ id: "pw", prompt: "Password?", secret: true }],
+            }),
+          };
+          yield { type: "tool-call-end", callId: "c1" };
+          yield { type: "finish", reason: "tool_calls" };
+          return;
+        }
+        const echo = `bad request: ${JSON.stringify(request.messages).slice(-400)}`;
+        throw new ProviderError(echo, { retry: calls === 2 ? "retryable" : "never", status: 400 });
+      },
+    };
+    const store = memoryStore();
+    const events: string[] = [];
+    const host = await openHost({ store, onEvent: (event) => events.push(JSON.stringify(event)) });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
+    });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "pw", value: SECRET }],
+    });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(calls, 3);
+    assert.equal(done.turns.at(-1)?.failure?.code, "provider_error");
+    assert.match(done.turns.at(-1)!.failure!.message, /bad request/);
+    assert.ok(!JSON.stringify(done).includes(SECRET), "the view never shows it");
+    assert.ok(events.some((event) => event.includes("provider.retry")));
+    assert.ok(!events.some((event) => event.includes(SECRET)), "events never carry it");
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await host.shutdown();
   });
 });

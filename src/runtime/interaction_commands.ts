@@ -201,8 +201,9 @@ async function commitResolution(
       role: "user" as const,
       text: answersText(state.questions ?? [], answers, secrets),
     };
-    if (carrier) carrier.addSecret(state.id, message);
-    else actor.holdSecret(state.turnId, state.id, message);
+    const values = [...secrets.values()];
+    if (carrier) carrier.addSecret(state.id, message, values);
+    else actor.holdSecret(state.turnId, state.id, message, values);
   }
   if (ctx.runs.observing) {
     ctx.runs.observe({
