@@ -229,6 +229,90 @@ describe("respond races and replies", () => {
   });
 });
 
+describe("items around an approval", () => {
+  test("an approved call is pending until dispatch, then running; the item keeps its resolved interaction", async () => {
+    const gate = deferred();
+    const started = deferred();
+    const slow = defineTool({
+      name: "deploy",
+      description: "d",
+      effect: "write",
+      permission: "ask",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve();
+        await gate.promise;
+        return "deployed";
+      },
+    });
+    const e = await engine([
+      { toolCalls: [{ name: "deploy", arguments: {} }] },
+      { text: "done" },
+    ], { tools: [slow] });
+    const waiting = await sendWait(e, "go");
+    const item = waiting.items.find((i) => i.kind === "tool")!;
+    assert.equal(item.tool!.status, "waiting_approval");
+    assert.equal(item.interaction?.status, "pending");
+    const { view } = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      decision: "approve",
+    });
+    const after = view.items.find((i) => i.id === item.id)!;
+    assert.ok(["pending", "running"].includes(after.tool!.status), after.tool!.status);
+    assert.equal(after.interaction?.status, "resolved");
+    assert.deepEqual(view.pending, []);
+    await started.promise;
+    const running = await until(
+      e,
+      (v) => v.items.find((i) => i.id === item.id)!.tool!.status === "running",
+    );
+    assert.equal(running.status, "running");
+    gate.resolve();
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.items.find((i) => i.id === item.id)!.tool!.status, "completed");
+    await e.host.shutdown();
+  });
+
+  test("a secret question asked by a tool result (inputRequired) reaches only the resumed run", async () => {
+    const SECRET = "otp-secret-55Q";
+    const tool = defineTool({
+      name: "login",
+      description: "l",
+      input: z.object({}),
+      execute: () => ({
+        output: "needs a one-time code",
+        inputRequired: { questions: [{ id: "otp", prompt: "Code?", secret: true }] },
+      }),
+    });
+    const store = memoryStore();
+    const e = await engine([
+      { toolCalls: [{ name: "login", arguments: {} }] },
+      { text: "in" },
+      { text: "later" },
+    ], { tools: [tool], store });
+    const waiting = await sendWait(e, "login");
+    assert.equal(waiting.pending[0].kind, "input");
+    assert.deepEqual(waiting.pending[0].questions?.map((q) => q.secret), [true]);
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "otp", value: SECRET }],
+    });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.ok(JSON.stringify(e.gateway.requests[1]).includes(SECRET));
+    assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "needs a one-time code");
+    await sendWait(e, "again");
+    assert.ok(!JSON.stringify(e.gateway.requests[2]).includes(SECRET));
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await e.host.shutdown();
+  });
+});
+
 describe("cancel around interactions", () => {
   test("cancel while a question waits resolves it as cancelled, runs nothing, and a later answer conflicts", async () => {
     const e = await engine([askCity, { text: "never" }]);
