@@ -445,40 +445,47 @@ describe("cancel around interactions", () => {
 });
 
 describe("graceful cancel's window", () => {
-  test("tools still running when the shared window closes: a write is unknown, a read cancelled, the turn failed", async () => {
-    let started = 0;
-    const reached = deferred();
-    const never = (name: string, effect: "write" | "read") =>
-      defineTool({
-        name,
-        description: name,
-        effect,
-        input: z.object({}),
-        // Ignores its abort signal: only the window can end the wait for it.
-        execute: async () => {
-          if (++started === 2) reached.resolve();
-          await new Promise(() => {});
-          return "never";
-        },
+  // The window is 5 s by contract; Bun's default per-test limit is also 5 s.
+  test(
+    "tools still running when the shared window closes: a write is unknown, a read cancelled, the turn failed",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      let started = 0;
+      const reached = deferred();
+      const never = (name: string, effect: "write" | "read") =>
+        defineTool({
+          name,
+          description: name,
+          effect,
+          input: z.object({}),
+          // Ignores its abort signal: only the window can end the wait for it.
+          execute: async () => {
+            if (++started === 2) reached.resolve();
+            await new Promise(() => {});
+            return "never";
+          },
+        });
+      const e = await engine([
+        { toolCalls: [{ name: "w", arguments: {} }, { name: "r", arguments: {} }] },
+        { text: "never" },
+      ], { tools: [never("w", "write"), never("r", "read")] });
+      await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+      await reached.promise;
+      const { view } = await e.threads.cancel({
+        threadId: e.threadId,
+        requestKey: "c",
+        mode: "graceful",
       });
-    const e = await engine([
-      { toolCalls: [{ name: "w", arguments: {} }, { name: "r", arguments: {} }] },
-      { text: "never" },
-    ], { tools: [never("w", "write"), never("r", "read")] });
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
-    await reached.promise;
-    const { view } = await e.threads.cancel({
-      threadId: e.threadId,
-      requestKey: "c",
-      mode: "graceful",
-    });
-    assert.notEqual(view.status, "running");
-    assert.notEqual(view.status, "stopping");
-    assert.deepEqual(tools(view).map((t) => t.status), ["unknown", "cancelled"]);
-    assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
-    assert.equal(e.gateway.requests.length, 1);
-    await e.host.shutdown();
-  });
+      assert.notEqual(view.status, "running");
+      assert.notEqual(view.status, "stopping");
+      assert.deepEqual(tools(view).map((t) => t.status), ["unknown", "cancelled"]);
+      assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
+      assert.equal(e.gateway.requests.length, 1);
+      await e.host.shutdown();
+    },
+  );
 });
 
 describe("questions across restart", () => {
