@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { defineAgent, type KvStore, memoryStore, openHost } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
-import { contains, isCode, keepOpen } from "./support/interactions.ts";
+import { contains, isCode, keepOpen, writeTool } from "./support/interactions.ts";
 import { waitForSpawned } from "./support/subagents.ts";
 
 const SECRET = "child-secret-Vv81";
@@ -157,4 +157,60 @@ test("a child's resumed run cut by a restart asks the secret again, as a new pen
   assert.ok(!events.some((event) => event.includes(SECRET)));
   await noSecretIn(store);
   await f.host.shutdown();
+});
+
+test("cancel with includeDescendants releases a child's pending approval as cancelled; nothing runs", async () => {
+  const ran: string[] = [];
+  const childGateway = scriptedGateway([
+    { toolCalls: [{ name: "write", arguments: { line: "w" } }] },
+    { text: "never" },
+  ]);
+  const child = defineAgent({
+    id: "writer",
+    systemPrompt: "You write.",
+    gateway: childGateway,
+    tools: [writeTool(ran)],
+    providerRetry: { delaysMs: [1] },
+  });
+  const host = await openHost({ store: memoryStore() });
+  const threads = host.threads({
+    agent: defineAgent({
+      id: "lead",
+      systemPrompt: "You lead.",
+      gateway: scriptedGateway([
+        { toolCalls: [{ name: "spawn_agent", arguments: { agent: "writer", task: "write" } }] },
+        { hang: true } as ScriptStep,
+      ]),
+      providerRetry: { delaysMs: [1] },
+      subagents: [child],
+    }),
+  });
+  const { threadId } = await threads.create({ requestKey: "c" });
+  await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+  let childId: string | undefined;
+  for (let i = 0; i < 1000 && !childId; i++) {
+    childId = (await threads.list({ parentThreadId: threadId })).threads[0]?.threadId;
+    if (!childId) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.ok(childId);
+  const waiting = await threads.waitForIdle(childId, { timeoutMs: 10_000 });
+  assert.equal(waiting.status, "waiting");
+  const { view } = await threads.cancel({ threadId, requestKey: "x", includeDescendants: true });
+  assert.notEqual(view.status, "running");
+  const stopped = await threads.view(childId);
+  assert.equal(stopped.status, "idle", "the child's stop is committed when cancel returns");
+  assert.deepEqual(stopped.pending, []);
+  assert.equal(stopped.turns.at(-1)?.outcome, "cancelled");
+  await assert.rejects(
+    threads.respond({
+      threadId: childId,
+      requestKey: "late",
+      interactionId: waiting.pending[0].id,
+      decision: "approve",
+    }),
+    isCode("request_conflict"),
+  );
+  assert.deepEqual(ran, []);
+  assert.equal(childGateway.requests.length, 1);
+  await host.shutdown();
 });

@@ -313,6 +313,36 @@ describe("items around an approval", () => {
   });
 });
 
+describe("what never asks", () => {
+  test("a call with invalid arguments never asks approval; its valid sibling does", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [
+          { name: "write", arguments: { line: 5 } },
+          { name: "write", arguments: { line: "ok" } },
+        ],
+      },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    assert.equal(waiting.pending.length, 1, "only the valid call asks");
+    assert.equal(tools(waiting).length, 1, "the invalid call has no tool item");
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      decision: "approve",
+    });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(ran, ["ok"]);
+    const results = toolMessages(e.gateway.requests[1].messages);
+    assert.equal(results.length, 2, "the model hears about both, in call order");
+    assert.equal(results[1].output, "wrote ok");
+    await e.host.shutdown();
+  });
+});
+
 describe("cancel around interactions", () => {
   test("cancel while a question waits resolves it as cancelled, runs nothing, and a later answer conflicts", async () => {
     const e = await engine([askCity, { text: "never" }]);
