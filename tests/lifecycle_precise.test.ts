@@ -160,3 +160,52 @@ describe("turn timing", () => {
     await e.host.shutdown();
   });
 });
+
+describe("turn timing across restart", () => {
+  test("a wait that spans a restart counts as waiting; the figures read the same after another restart", async () => {
+    const store = memoryStore();
+    let h = await openWith(store, [{ toolCalls: [{ name: "write", arguments: { line: "x" } }] }]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(waiting.status, "waiting");
+    const open = waiting.turns[0] as Record<string, unknown>;
+    assert.equal(open.elapsedMs, undefined, "an open turn has no elapsed time yet");
+    await h.host.shutdown();
+    await sleep(80);
+
+    h = await openWith(store, [{ text: "done" }]);
+    await h.threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      decision: "approve",
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const turn = done.turns[0] as typeof done.turns[0] & {
+      elapsedMs: number;
+      waitingMs: number;
+      workMs: number;
+      finalItemIds: string[];
+    };
+    assert.equal(turn.outcome, "completed");
+    assert.ok(
+      turn.waitingMs >= 80,
+      `the wait covers the time the host was down: ${turn.waitingMs}`,
+    );
+    assert.equal(turn.elapsedMs, turn.waitingMs + turn.workMs);
+    assert.ok(turn.workMs < turn.elapsedMs);
+    const tool = done.items.find((i) => i.kind === "tool")!.tool as {
+      startedAt?: string;
+      endedAt?: string;
+    };
+    assert.ok(tool.startedAt && tool.endedAt && tool.startedAt <= tool.endedAt);
+    await h.host.shutdown();
+
+    h = await openWith(store, []);
+    const again = await h.threads.view(threadId);
+    assert.deepEqual(again.turns, done.turns);
+    assert.deepEqual(again.items.map((i) => i.tool), done.items.map((i) => i.tool));
+    await h.host.shutdown();
+  });
+});
