@@ -147,16 +147,12 @@ describe("turn timing", () => {
       decision: "approve",
     });
     const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
-    const turn = done.turns[0] as typeof done.turns[0] & {
-      elapsedMs?: number;
-      waitingMs?: number;
-      workMs?: number;
-    };
+    const turn = done.turns[0];
     assert.equal(turn.outcome, "completed");
     assert.ok(turn.waitingMs! > 0);
     // Summing the two waits would count the overlap twice and exceed the turn's length.
     assert.ok(turn.waitingMs! <= turn.elapsedMs!, JSON.stringify(turn));
-    assert.equal(turn.elapsedMs, turn.waitingMs! + turn.workMs!);
+    assert.equal(turn.elapsedMs!, turn.waitingMs! + turn.workMs!);
     await e.host.shutdown();
   });
 });
@@ -169,8 +165,7 @@ describe("turn timing across restart", () => {
     await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
     const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
     assert.equal(waiting.status, "waiting");
-    const open = waiting.turns[0] as Record<string, unknown>;
-    assert.equal(open.elapsedMs, undefined, "an open turn has no elapsed time yet");
+    assert.equal(waiting.turns[0].elapsedMs, undefined, "an open turn has no elapsed time yet");
     await h.host.shutdown();
     await sleep(80);
 
@@ -182,19 +177,14 @@ describe("turn timing across restart", () => {
       decision: "approve",
     });
     const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-    const turn = done.turns[0] as typeof done.turns[0] & {
-      elapsedMs: number;
-      waitingMs: number;
-      workMs: number;
-      finalItemIds: string[];
-    };
+    const turn = done.turns[0];
     assert.equal(turn.outcome, "completed");
     assert.ok(
-      turn.waitingMs >= 80,
+      turn.waitingMs! >= 80,
       `the wait covers the time the host was down: ${turn.waitingMs}`,
     );
-    assert.equal(turn.elapsedMs, turn.waitingMs + turn.workMs);
-    assert.ok(turn.workMs < turn.elapsedMs);
+    assert.equal(turn.elapsedMs!, turn.waitingMs! + turn.workMs!);
+    assert.ok(turn.workMs! < turn.elapsedMs!);
     const tool = done.items.find((i) => i.kind === "tool")!.tool as {
       startedAt?: string;
       endedAt?: string;
