@@ -659,6 +659,67 @@ describe("questions across restart", () => {
   });
 });
 
+describe("a half-answered batch across restart", () => {
+  test("one approval answered and run before a restart, the other after: each runs once, results in call order", async () => {
+    const store = memoryStore();
+    const ran: string[] = [];
+    const open = async (steps: ScriptStep[]) => {
+      const gateway = scriptedGateway(steps);
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads, gateway };
+    };
+    let h = await open([{
+      toolCalls: [
+        { name: "write", arguments: { line: "1" } },
+        { name: "write", arguments: { line: "2" } },
+      ],
+    }]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const [first, second] = waiting.pending;
+    await h.threads.respond({
+      threadId,
+      requestKey: "b",
+      interactionId: second.id,
+      decision: "approve",
+    });
+    const mid = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(mid.status, "waiting");
+    assert.deepEqual(ran, ["2"]);
+    await h.host.shutdown();
+
+    h = await open([{ text: "done" }]);
+    const reopened = await h.threads.view(threadId);
+    assert.equal(reopened.status, "waiting");
+    assert.deepEqual(reopened.pending.map((p) => p.id), [first.id]);
+    assert.deepEqual(tools(reopened).map((t) => t.status), ["waiting_approval", "completed"]);
+    await h.threads.respond({
+      threadId,
+      requestKey: "a",
+      interactionId: first.id,
+      decision: "approve",
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual(ran, ["2", "1"]);
+    assert.deepEqual(toolMessages(h.gateway.requests[0].messages).map((m) => m.output), [
+      "wrote 1",
+      "wrote 2",
+    ]);
+    await h.host.shutdown();
+  });
+});
+
 describe("steer, queue and todos precise points", () => {
   test("steer adds a user item to the running turn; its text is in the turn's next request", async () => {
     const gate = deferred();
