@@ -128,6 +128,16 @@ describe("respond races and replies", () => {
       }),
       isCode("request_conflict"),
     );
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "k",
+        interactionId: "interaction_unknown",
+        decision: "approve",
+      }),
+      isCode("request_conflict"),
+      "a used key with another interaction id is no replay",
+    );
     const still = await e.threads.view(e.threadId);
     assert.deepEqual(still.pending.map((p) => p.id), [second.id], "nothing written");
     const last = await e.threads.respond({

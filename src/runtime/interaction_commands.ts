@@ -52,8 +52,14 @@ export async function respond(
       if (!leftover) await settleOrphan(actor);
       const state = actor.interactions.get(interactionId);
       if (!state) {
+        // The key's fingerprint names its interaction: one that answered another is not a replay.
         const prior = await ctx.journal.request(threadId, requestKey);
-        if (prior?.op === "respond") return { view: actor.snapshot() };
+        if (prior?.op === "respond") {
+          throw new FloretError(
+            "request_conflict",
+            `Request key was already used to answer another interaction: ${requestKey}`,
+          );
+        }
         throw new FloretError("interaction_not_found", `No interaction with id: ${interactionId}`);
       }
       const { resolution, secrets } = resolutionOf(state, command);
