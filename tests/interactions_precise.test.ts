@@ -810,6 +810,9 @@ describe("structured results", () => {
       missing: undefined,
       list: [undefined, Number.NaN, -Infinity, "x"],
       plain: { n: 1, s: "two", t: true, z: null },
+      re: /a+b/gi,
+      negativeZero: -0,
+      url: new URL("https://example.test/a?b=1"), // read back as JSON would write it: its text
     });
     const rich = defineTool({
       name: "rich",
@@ -825,7 +828,8 @@ describe("structured results", () => {
     const live = await sendWait(e, "go");
     const item = () => live.items.find((i) => i.tool?.name === "rich")!.tool!;
     assert.equal(item().status, "completed");
-    assert.deepEqual(item().structured, value());
+    const expected = () => ({ ...value(), url: "https://example.test/a?b=1" });
+    assert.deepEqual(item().structured, expected());
     const structured = item().structured as ReturnType<typeof value>;
     assert.ok(structured.when instanceof Date);
     assert.ok("missing" in structured, "an undefined member is kept");
@@ -833,7 +837,7 @@ describe("structured results", () => {
     assert.ok(!JSON.stringify(e.gateway.requests[1].messages).includes("2026-03-04"));
     const forked = await e.threads.fork({ threadId: e.threadId, requestKey: "f" });
     const forkItem = forked.view.items.find((i) => i.tool?.name === "rich")!.tool!;
-    assert.deepEqual(forkItem.structured, value());
+    assert.deepEqual(forkItem.structured, expected());
     // Over HTTP the view is JSON: readable, never a failed response.
     const remote = await overHttp(e.threads).view(e.threadId);
     const wire = remote.items.find((i) => i.tool?.name === "rich")!.tool!.structured as Record<
@@ -850,9 +854,12 @@ describe("structured results", () => {
     });
     const reloaded = await threads.view(e.threadId);
     const again = reloaded.items.find((i) => i.tool?.name === "rich")!.tool!;
-    assert.deepEqual(again.structured, value());
+    assert.deepEqual(again.structured, expected());
     const history = await threads.history(e.threadId);
-    assert.deepEqual(history.items.find((i) => i.tool?.name === "rich")!.tool!.structured, value());
+    assert.deepEqual(
+      history.items.find((i) => i.tool?.name === "rich")!.tool!.structured,
+      expected(),
+    );
     await host.shutdown();
   });
 
