@@ -29,6 +29,8 @@ import {
   writeTool,
 } from "./support/interactions.ts";
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const askCity: ScriptStep = {
   toolCalls: [{
     name: "ask_user",
@@ -726,6 +728,144 @@ describe("a half-answered batch across restart", () => {
       "wrote 1",
       "wrote 2",
     ]);
+    await h.host.shutdown();
+  });
+});
+
+describe("a held secret across restart", () => {
+  test("a secret answered while an approval waits, lost to a restart before any run got it, is asked again before the run starts", async () => {
+    const SECRET = "held-then-lost-Wq2";
+    const store = memoryStore();
+    const ran: string[] = [];
+    const open = async (steps: ScriptStep[]) => {
+      const gateway = scriptedGateway(steps);
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads, gateway };
+    };
+    let h = await open([{
+      toolCalls: [
+        {
+          name: "ask_user",
+          arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
+        },
+        { name: "write", arguments: { line: "w" } },
+      ],
+    }]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const question = waiting.pending.find((p) => p.kind === "input")!;
+    const approval = waiting.pending.find((p) => p.kind === "approval")!;
+    await h.threads.respond({
+      threadId,
+      requestKey: "a",
+      interactionId: question.id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    await h.host.shutdown();
+
+    h = await open([{ text: "used it" }]);
+    const reopened = await h.threads.view(threadId);
+    assert.equal(reopened.status, "waiting");
+    assert.deepEqual(reopened.pending.map((p) => p.id), [approval.id]);
+    // The approval would start the run; the run would lack the secret: it is asked again first.
+    const approved = await h.threads.respond({
+      threadId,
+      requestKey: "b",
+      interactionId: approval.id,
+      decision: "approve",
+    });
+    assert.equal(approved.view.status, "waiting");
+    const again = approved.view.pending.find((p) => p.kind === "input");
+    assert.ok(again, "the secret question is asked again: no run ever had the answer");
+    assert.notEqual(again.id, question.id);
+    assert.deepEqual(again.questions?.map((q) => [q.id, q.secret]), [["token", true]]);
+    assert.deepEqual(ran, [], "the approved call waits for the run");
+    assert.equal(h.gateway.requests.length, 0);
+    await h.threads.respond({
+      threadId,
+      requestKey: "a2",
+      interactionId: again.id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual(ran, ["w"]);
+    assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET), "the resumed run has it");
+    await h.host.shutdown();
+  });
+});
+
+describe("a secret whose run ended normally", () => {
+  test("is not asked again when a later run of the same turn is cut by a restart", async () => {
+    const SECRET = "ended-normally-Jj7";
+    const store = memoryStore();
+    const ran: string[] = [];
+    const open = async (steps: ScriptStep[]) => {
+      const gateway = scriptedGateway(steps);
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads, gateway };
+    };
+    let h = await open([
+      {
+        toolCalls: [{
+          name: "ask_user",
+          arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
+        }],
+      },
+      { toolCalls: [{ name: "write", arguments: { line: "w" } }] },
+      { hang: true } as ScriptStep,
+    ]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const asked = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await h.threads.respond({
+      threadId,
+      requestKey: "a",
+      interactionId: asked.pending[0].id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    // The run that had the secret asks for an approval and ends normally (the turn waits).
+    const approval = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(approval.pending[0].kind, "approval");
+    assert.ok(JSON.stringify(h.gateway.requests[1]).includes(SECRET));
+    await h.threads.respond({
+      threadId,
+      requestKey: "b",
+      interactionId: approval.pending[0].id,
+      decision: "approve",
+    });
+    for (let i = 0; i < 500 && h.gateway.requests.length < 3; i++) {
+      await sleep(5);
+    }
+    assert.equal(h.gateway.requests.length, 3, "the next run is in flight");
+    assert.ok(!JSON.stringify(h.gateway.requests[2]).includes(SECRET), "it never had the secret");
+    await h.host.shutdown();
+
+    h = await open([]);
+    const after = await h.threads.view(threadId);
+    assert.deepEqual(after.pending, [], "nothing is asked again");
+    assert.equal(after.status, "idle");
+    assert.deepEqual(lastTurn(after), { outcome: "interrupted", code: "interrupted" });
+    assert.deepEqual(ran, ["w"]);
     await h.host.shutdown();
   });
 });

@@ -18,7 +18,8 @@ import { ActiveRun } from "./active_run.ts";
 import { driveRuns } from "./run_driver.ts";
 import { claimOf, commandKey, replayOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
-import { settleOrphan } from "./settle_turn.ts";
+import { secretAnswersOf, secretRunOf } from "./secret_delivery.ts";
+import { reaskEntries, settleOrphan } from "./settle_turn.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
@@ -184,7 +185,13 @@ async function commitResolution(
     : undefined;
   let admitted: ActiveRun | undefined;
   let next: ThreadRecord | null = null;
-  if (record.waiting?.turnId === state.turnId && !record.active && wakes(actor, state)) {
+  const waking = record.waiting?.turnId === state.turnId && !record.active && wakes(actor, state);
+  // Secret answers given while no run was alive, and lost with the process before any run got
+  // them: the run about to start would send a redaction marker instead, so they are asked again
+  // (the turn keeps waiting) rather than the run starting without them.
+  const lost = waking ? heldSecretsLost(actor, state) : [];
+  if (lost.length > 0) entries.push(...reaskEntries(state.turnId, record.waiting!.runId, lost));
+  if (waking && lost.length === 0) {
     // A deferred host records nothing that would start a run (the key stays unused).
     ctx.gate.assertExecutable("respond would start a run");
     const runId = newId("run");
@@ -240,6 +247,19 @@ function wakes(actor: ThreadActor, state: InteractionState): boolean {
   const otherPending = actor.interactions.pendingOf(state.turnId).filter((other) =>
     other.id !== state.id
   );
-  const open = actor.openCalls.list().filter((call) => call.callId !== state.callId);
+  // An approved call still waiting for its dispatch is work for the run this starts.
+  const open = actor.openCalls.list().filter((call) =>
+    call.callId !== state.callId &&
+    actor.interactions.ofCall(state.turnId, call.callId)?.resolution?.type !== "decision"
+  );
   return otherPending.length === 0 && open.length === 0;
+}
+
+/** Answered questions of `state`'s turn whose secrets no run received and this process lost. */
+function heldSecretsLost(actor: ThreadActor, state: InteractionState): InteractionState[] {
+  const all = actor.interactions.all();
+  return secretAnswersOf(all, state.turnId).filter((other) =>
+    other.id !== state.id && secretRunOf(all, other) === undefined &&
+    !actor.holdsSecret(other.id)
+  );
 }

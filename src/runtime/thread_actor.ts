@@ -285,6 +285,11 @@ export class ThreadActor {
     this.#heldSecrets.set(interactionId, { turnId, message, values });
   }
 
+  /** Whether this process holds the secret answers of interaction `interactionId` for a next run. */
+  holdsSecret(interactionId: string): boolean {
+    return this.#heldSecrets.has(interactionId);
+  }
+
   /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
   #handSecrets(run: ActiveRun): void {
     for (const [interactionId, held] of this.#heldSecrets) {
