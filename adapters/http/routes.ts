@@ -11,6 +11,7 @@ import { chatBodySchema } from "./chat_request.ts";
 import { chatResponse } from "./chat_route.ts";
 import { jsonBody, queryNumber, queryOf, requestKeyOf } from "./request_input.ts";
 import { eventsResponse } from "./sse_events.ts";
+import { wireJson } from "./wire_json.ts";
 
 /**
  * What `authorize` is asked about: the service method a route calls (or
@@ -72,7 +73,8 @@ const listQuery = z.object({
 const historyQuery = z.object({ limit: queryNumber.optional(), before: optionalString });
 const idleQuery = z.object({ timeoutMs: queryNumber.optional() });
 
-const json = (status: number, value: unknown): Response => Response.json(value, { status });
+const json = (status: number, value: unknown): Response =>
+  new Response(wireJson(value), { status, headers: { "content-type": "application/json" } });
 
 /** A mutation: request key from the header, then the body, then the service. */
 function mutation<S extends z.ZodType>(
