@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { StructuredNote } from "./structured_codec.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
@@ -51,8 +52,10 @@ export interface ToolOutcome {
   output: string;
   /** The full output, when it was too long for the model. */
   artifactId?: string;
-  /** The handler's structured data, as JSON. */
+  /** The handler's structured data: the JSON part of its stored form (structured_codec.ts). */
   structured?: unknown;
+  /** The type notes that restore `structured` (absent for plain JSON). */
+  structuredTypes?: StructuredNote[];
   /** Display facts the tool returned, validated and bounded. */
   activity?: ToolActivity;
 }

@@ -147,6 +147,10 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         artifactId: str.optional(),
         // Any JSON: tool data, or the todo list of `todo_write`.
         structured: z.unknown().optional(),
+        structuredTypes: z.array(z.tuple([
+          z.array(z.union([str, z.number()])),
+          z.enum(["undefined", "bigint", "number", "date", "map", "set", "regexp"]),
+        ])).optional(),
         activity: activity.optional(),
       })),
     }),

@@ -67,7 +67,7 @@ export interface ThreadItem {
     output?: string;
     /** The full output is kept as this artifact (the model saw a bounded head and tail). */
     artifactId?: string;
-    /** The handler's `structured` value as stored (JSON). */
+    /** The handler's `structured` value, decoded: Date, Map, Set, BigInt, undefined read back as returned. */
     structured?: unknown;
     /** Display facts the tool returned (`ToolResult.activity`), validated and bounded. */
     activity?: ToolActivity;

@@ -23,7 +23,7 @@ export async function cancel(
     threadId: string;
     requestKey: string;
     mode?: "immediate" | "graceful";
-    /** Accepted now; child threads arrive with sub-agents. */
+    /** Handled by the service, which then stops every descendant (see subagents/cascade.ts). */
     includeDescendants?: boolean;
   },
 ): Promise<{ view: ThreadView }> {
