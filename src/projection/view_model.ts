@@ -34,7 +34,7 @@ export { itemIds } from "./item_ids.ts";
 /** What readers of a view may use: items, turns and lookups, none of the changes. */
 export type ViewReader = Pick<
   ViewModel,
-  "items" | "turns" | "item" | "seqOf" | "turnEndSeq" | "todos"
+  "items" | "turns" | "item" | "indexOf" | "settledCount" | "seqOf" | "turnEndSeq" | "todos"
 >;
 
 /** A thread's items and turns, built from entries plus the live overlay. */
@@ -166,6 +166,19 @@ export class ViewModel {
   /** The seq of a turn's terminal entry, when it has ended. */
   turnEndSeq(turnId: string): number | undefined {
     return this.#turnEndSeq.get(turnId);
+  }
+
+  /** Where an item sits in {@link items} (its ordinal), without scanning them. */
+  indexOf(itemId: string): number | undefined {
+    return this.#itemIndex.get(itemId);
+  }
+
+  /**
+   * How many items come from committed entries: every item but the live ones
+   * of a streaming step. A new turn's first item gets this ordinal.
+   */
+  get settledCount(): number {
+    return this.items.length - this.#liveBytes.size;
   }
 
   /** Looks an item up by id. */

@@ -114,6 +114,8 @@ export async function admitTurn(
   if (admission.input) started.input = admission.input;
   if (admission.compaction) started.compaction = true;
   if (admission.retryOf) started.retryOf = admission.retryOf;
+  // Ends of turns committed with it add no items, so the count is the one before the turn.
+  started.ordinal = actor.view.settledCount;
   const before = admission.after?.(actor.record);
   const base = before?.record ?? actor.record;
   // The first accepted message brings the fallback title (and a title claim) in this commit.
