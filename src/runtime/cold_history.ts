@@ -56,7 +56,7 @@ export async function coldHistoryPage(
   // Read back a batch at a time until whole turns hold the page and the item before it.
   let read: Entry[] = [];
   let lo = hi + 1;
-  let batch = Math.max(64, 2 * limit);
+  let batch = 2 * limit + 16;
   let tried = 0;
   while (lo > 1) {
     const older = await path.range(1, lo, { reverse: true, limit: batch });

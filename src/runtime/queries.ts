@@ -53,7 +53,9 @@ function warmPage(view: ViewReader, limit: number, before: string | undefined): 
   let end = view.items.length;
   if (before !== undefined) {
     const at = view.indexOf(before);
-    if (at === undefined) throw new FloretError("invalid_input", `Unknown history cursor: ${before}`);
+    if (at === undefined) {
+      throw new FloretError("invalid_input", `Unknown history cursor: ${before}`);
+    }
     end = at;
   }
   const start = Math.max(0, end - limit);
