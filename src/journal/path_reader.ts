@@ -13,6 +13,9 @@ import type { ThreadRecord } from "./thread_record.ts";
 /** Past every real seq (the key codec takes safe integers only). */
 const END = Number.MAX_SAFE_INTEGER;
 
+/** Entries per range scan when a whole path is read. */
+export const LOAD_BATCH = 4096;
+
 /** The part of a path one thread's own log holds: `from <= seq < to`. */
 interface Segment {
   threadId: string;
@@ -78,6 +81,26 @@ export class PathReader {
       if (out.length >= limit) break;
     }
     return out;
+  }
+
+  /**
+   * Every entry of the path in order, handed over a batch at a time: large
+   * range scans, each batch dropped once `apply` has taken it, so a long
+   * path is never held (or collected) whole.
+   *
+   * @param apply takes each batch, oldest first
+   * @param batch entries per range scan
+   * @returns the seq of the last entry (0 when there is none)
+   */
+  async forEach(apply: (entries: Entry[]) => void, batch = LOAD_BATCH): Promise<number> {
+    let next = 1;
+    for (;;) {
+      const rows = await this.range(next, END, { limit: batch });
+      if (rows.length === 0) return next - 1;
+      apply(rows);
+      next = rows[rows.length - 1].seq + 1;
+      if (rows.length < batch) return next - 1;
+    }
   }
 
   /** The seq of the path's last entry (0 for an empty path); one reverse scan of one row. */
