@@ -5,7 +5,10 @@
  * tools, approvals, questions, compactions, steers, cancels, retries, failures
  * and forks, for several limits and every cursor.
  */
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import {
   defineAgent,
@@ -17,6 +20,8 @@ import {
   type ThreadService,
 } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
+import { denoKvStore } from "@floret/engine/deno-kv";
+import { libsqlStore } from "@floret/engine/libsql";
 import { addTool, FAST_RETRY } from "./support/engine.ts";
 import { isCode, keepOpen, local, writeTool } from "./support/interactions.ts";
 
@@ -166,68 +171,103 @@ function withoutOrdinals(store: KvStore): KvStore {
   };
 }
 
-describe("history paging", () => {
-  test("cold pages equal warm pages equal slices of the view, for every cursor and several limits", async () => {
-    const store = memoryStore();
-    const plays: ScriptStep[] = [];
-    const a = await openEngine(store, plays);
-    const { threadId } = await a.threads.create({ requestKey: "create" });
-    await round(a.threads, plays, threadId, "r1");
-    const mid = (await a.threads.view(threadId)).items.find((item) => item.text === "add r1")!;
-    await round(a.threads, plays, threadId, "r2");
-    // A fork inside the history, grown further, and a fork of that fork at its end.
-    const fork = await a.threads.fork({ threadId, requestKey: "fork", atItemId: mid.id });
-    await round(a.threads, plays, fork.threadId, "f1");
-    const forkOfFork = await a.threads.fork({ threadId: fork.threadId, requestKey: "fork2" });
-    await round(a.threads, plays, forkOfFork.threadId, "g1");
-    const figures = await a.threads.context(threadId);
-    assert.ok(
-      figures.compactions.some((record) => record.status === "compacted"),
-      "the script compacts",
-    );
+const deno = (globalThis as { Deno?: { openKv(path?: string): Promise<unknown> } }).Deno;
+const dir = mkdtempSync(join(tmpdir(), "floret-history-paging-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
 
-    const coldStore = counting(store);
-    const b = await openEngine(coldStore, []);
-    const old = await openEngine(withoutOrdinals(store), []);
-    for (const id of [threadId, fork.threadId, forkOfFork.threadId]) {
-      const full = (await a.threads.view(id)).items;
-      assert.ok(full.length > 20, `thread ${id} has ${full.length} items`);
-      assert.ok(full.some((item) => item.interaction) && full.some((item) => item.tool));
-      for (const limit of [1, 2, 3, 7, 50]) {
-        for (const before of [undefined, ...full.map((item) => item.id)]) {
-          const expected = expectedPage(full, limit, before);
-          const what = `${id} limit ${limit} before ${before}`;
-          assert.deepEqual(
-            await a.threads.history(id, { limit, before }),
-            expected,
-            `warm ${what}`,
-          );
-          assert.deepEqual(
-            await b.threads.history(id, { limit, before }),
-            expected,
-            `cold ${what}`,
-          );
-        }
-        // A journal without ordinals reads the whole path and gives the same pages.
+/** The stores the cold path is checked on: each one's reverse range scans serve it. */
+const STORES: { name: string; skip: string | false; open(): Promise<KvStore> }[] = [
+  { name: "memory", skip: false, open: () => Promise.resolve(memoryStore()) },
+  {
+    name: "libSQL",
+    skip: false,
+    open: () => Promise.resolve(libsqlStore({ url: `file:${join(dir, "paging.db")}` })),
+  },
+  {
+    name: "Deno KV",
+    skip: deno ? false : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime",
+    open: async () => denoKvStore(await deno!.openKv(":memory:"), { closeKv: true }),
+  },
+];
+
+/** Builds three threads on `store` and compares every page cold, warm and from the view. */
+async function equivalence(store: KvStore): Promise<void> {
+  const plays: ScriptStep[] = [];
+  const a = await openEngine(store, plays);
+  const { threadId } = await a.threads.create({ requestKey: "create" });
+  await round(a.threads, plays, threadId, "r1");
+  const mid = (await a.threads.view(threadId)).items.find((item) => item.text === "add r1")!;
+  await round(a.threads, plays, threadId, "r2");
+  // A fork inside the history, grown further, and a fork of that fork at its end.
+  const fork = await a.threads.fork({ threadId, requestKey: "fork", atItemId: mid.id });
+  await round(a.threads, plays, fork.threadId, "f1");
+  const forkOfFork = await a.threads.fork({ threadId: fork.threadId, requestKey: "fork2" });
+  await round(a.threads, plays, forkOfFork.threadId, "g1");
+  const figures = await a.threads.context(threadId);
+  assert.ok(
+    figures.compactions.some((record) => record.status === "compacted"),
+    "the script compacts",
+  );
+
+  const coldStore = counting(store);
+  const b = await openEngine(coldStore, []);
+  const old = await openEngine(withoutOrdinals(store), []);
+  for (const id of [threadId, fork.threadId, forkOfFork.threadId]) {
+    const full = (await a.threads.view(id)).items;
+    assert.ok(full.length > 20, `thread ${id} has ${full.length} items`);
+    assert.ok(full.some((item) => item.interaction) && full.some((item) => item.tool));
+    for (const limit of [1, 2, 3, 7, 50]) {
+      for (const before of [undefined, ...full.map((item) => item.id)]) {
+        const expected = expectedPage(full, limit, before);
+        const what = `${id} limit ${limit} before ${before}`;
         assert.deepEqual(
-          await old.threads.history(id, { limit, before: full[10].id }),
-          expectedPage(full, limit, full[10].id),
+          await a.threads.history(id, { limit, before }),
+          expected,
+          `warm ${what}`,
+        );
+        assert.deepEqual(
+          await b.threads.history(id, { limit, before }),
+          expected,
+          `cold ${what}`,
         );
       }
+      // A journal without ordinals reads the whole path and gives the same pages.
+      assert.deepEqual(
+        await old.threads.history(id, { limit, before: full[10].id }),
+        expectedPage(full, limit, full[10].id),
+      );
     }
+  }
 
-    // A cold latest page reads a fraction of what loading the thread reads.
-    for (const r of ["r3", "r4"]) await round(a.threads, plays, threadId, r);
-    coldStore.rows = 0;
-    await b.threads.history(threadId, { limit: 5 });
-    const pageRows = coldStore.rows;
-    coldStore.rows = 0;
-    await b.threads.view(threadId);
-    const loadRows = coldStore.rows;
-    assert.ok(pageRows * 3 < loadRows, `page read ${pageRows} rows, a load ${loadRows}`);
-    for (const host of [a, b, old]) await host.host.shutdown();
-  });
+  // A cold latest page reads a fraction of what loading the thread reads.
+  for (const r of ["r3", "r4"]) await round(a.threads, plays, threadId, r);
+  coldStore.rows = 0;
+  await b.threads.history(threadId, { limit: 5 });
+  const pageRows = coldStore.rows;
+  coldStore.rows = 0;
+  await b.threads.view(threadId);
+  const loadRows = coldStore.rows;
+  assert.ok(pageRows * 3 < loadRows, `page read ${pageRows} rows, a load ${loadRows}`);
+  for (const host of [a, b, old]) await host.host.shutdown();
+}
 
+describe("history paging", () => {
+  for (const backend of STORES) {
+    test(
+      `on ${backend.name}: cold pages equal warm pages equal slices of the view, for every cursor and several limits`,
+      {
+        skip: backend.skip,
+      },
+      async () => {
+        const store = await backend.open();
+        try {
+          await equivalence(store);
+        } finally {
+          await store.close();
+        }
+      },
+    );
+  }
   test("unknown cursors are invalid_input and unknown threads thread_not_found, cold and warm", async () => {
     const store = memoryStore();
     const plays: ScriptStep[] = [];
