@@ -14,7 +14,11 @@
  *
  * Each thread starts with one real tool turn through the API; the rest is
  * appended by direct journal commits of 5,000 entries, copies of that turn
- * (new ids, same shapes), so building the 100k thread takes seconds.
+ * (new ids, same shapes), so building the 100k thread takes seconds. The
+ * last 3 entries are a manual compaction turn whose checkpoint keeps the last
+ * 10 turns, as a real thread of that length would have: the model request
+ * (and `view.context`'s estimate of it) is bounded by compaction, which is
+ * the context issue's subject, not this one's.
  *
  *   node --import tsx bench/scale.ts [--sizes 92,10005,100004] [--stores memory,libsql]
  *
@@ -128,8 +132,12 @@ async function buildThread(b: Backend, size: number): Promise<{ threadId: string
   if (template.length !== 5) throw new Error(`expected a 5-entry turn, got ${template.length}`);
   let seq = 5;
   let ordinal = 3;
+  // The last turn is a manual compaction (3 entries): like any long thread, this one's
+  // requests start from a checkpoint, so the model's context stays bounded.
+  const body = size - 3;
   let textTurns = 0;
-  while ((size - 5 - 3 * textTurns) % 5 !== 0) textTurns++;
+  while ((body - 5 - 3 * textTurns) % 5 !== 0) textTurns++;
+  const turnStarts: number[] = [];
   let pending: Entry[] = [];
   const flush = async () => {
     const record = { ...current.record, seq, updatedAt: new Date().toISOString() };
@@ -138,11 +146,12 @@ async function buildThread(b: Backend, size: number): Promise<{ threadId: string
     current = { record, version };
     pending = [];
   };
-  while (seq < size) {
+  while (seq < body) {
     const turnId = newId("turn");
     const runId = newId("run");
     const at = new Date().toISOString();
-    const text = seq + 3 * textTurns >= size;
+    const text = seq + 3 * textTurns >= body;
+    turnStarts.push(seq + 1);
     const turn = text ? [template[0], template[3], template[4]] : template;
     for (const entry of turn) {
       const copy = { ...structuredClone(entry), seq: ++seq, at, turnId } as Entry;
@@ -155,7 +164,34 @@ async function buildThread(b: Backend, size: number): Promise<{ threadId: string
     if (text) textTurns--;
     if (pending.length >= 5_000) await flush();
   }
-  if (pending.length > 0) await flush();
+  const turnId = newId("turn");
+  const at = new Date().toISOString();
+  const base = { turnId, at, runId: newId("run") };
+  pending.push(
+    {
+      ...base,
+      kind: "turn_started",
+      seq: ++seq,
+      agentId: agent.id,
+      requestKey: "compact",
+      compaction: true,
+      ordinal,
+    },
+    {
+      ...base,
+      kind: "compaction",
+      seq: ++seq,
+      operationId: newId("compaction"),
+      trigger: "manual",
+      status: "compacted",
+      tokensBefore: 1_000_000,
+      tokensAfter: 2_000,
+      summary: "The user asked to add 1 and 2, many times; the answer was always 3.",
+      cutSeq: turnStarts[Math.max(0, turnStarts.length - 10)],
+    },
+    { ...base, kind: "turn_ended", seq: ++seq, outcome: "completed" },
+  );
+  await flush();
   await journal.close();
   return { threadId };
 }
