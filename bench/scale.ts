@@ -122,7 +122,7 @@ function backend(name: string): Backend {
 async function buildThread(b: Backend, size: number): Promise<{ threadId: string }> {
   const host = await openHost({ store: b.open() });
   const threads = host.threads({ agent });
-  const { threadId } = await threads.create({ requestKey: `create-${size}` });
+  const { threadId } = await threads.create({ requestKey: newId("create") });
   await threads.send({ threadId, requestKey: "first", input: { text: "add 1 and 2" } });
   await threads.waitForIdle(threadId);
   await host.shutdown();
