@@ -24,8 +24,13 @@ export interface HistoryPage {
   hasMore: boolean;
 }
 
-/** Entries read per forward scan while looking for a cursor or a turn's end. */
-const SCAN_BATCH = 256;
+/**
+ * Entries read by the first forward scan while looking for a cursor or a
+ * turn's end (usually a few entries away); each further scan doubles, up to
+ * {@link SCAN_BATCH_MAX}.
+ */
+const SCAN_BATCH = 32;
+const SCAN_BATCH_MAX = 4096;
 
 /**
  * Reads one history page of a thread from the journal alone.
@@ -146,12 +151,14 @@ async function scanFor(
   match: (entry: Entry) => boolean,
 ): Promise<Entry | undefined> {
   let next = from;
+  let batch = SCAN_BATCH;
   while (next < to) {
-    const rows = await path.range(next, to, { limit: SCAN_BATCH });
+    const rows = await path.range(next, to, { limit: batch });
     if (rows.length === 0) return undefined;
     const found = rows.find(match);
     if (found) return found;
     next = rows[rows.length - 1].seq + 1;
+    batch = Math.min(2 * batch, SCAN_BATCH_MAX);
   }
   return undefined;
 }
