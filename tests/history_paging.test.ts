@@ -65,7 +65,10 @@ async function round(threads: ThreadService, plays: ScriptStep[], threadId: stri
     await threads.send({ threadId, requestKey: key("send"), input: { text } });
     return await idle(threads, threadId);
   };
-  await send(`add ${r}`, [{ toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] }, {
+  await send(`add ${r}`, [{
+    // A call id with colons: tool item ids end with it.
+    toolCalls: [{ name: "add", arguments: { a: 1, b: 2 }, callId: `add:${r}:1` }],
+  }, {
     text: `sum ${r}`,
   }]);
   for (const decision of ["approve", "deny"] as const) {
@@ -251,6 +254,25 @@ async function equivalence(store: KvStore): Promise<void> {
   for (const host of [a, b, old]) await host.host.shutdown();
 }
 
+/** A store whose journal entries all read as committed at `at`. */
+function withClock(store: KvStore, at: string): KvStore {
+  const shift = (value: Uint8Array): Uint8Array => {
+    const text = new TextDecoder().decode(value);
+    if (!text.includes('"kind":')) return value;
+    const entry = JSON.parse(text);
+    if (typeof entry.seq !== "number" || typeof entry.at !== "string") return value;
+    return new TextEncoder().encode(JSON.stringify({ ...entry, at }));
+  };
+  return {
+    getMany: async (keys) =>
+      (await store.getMany(keys)).map((row) => row && { ...row, value: shift(row.value) }),
+    list: async (selector, options) =>
+      (await store.list(selector, options)).map((row) => ({ ...row, value: shift(row.value) })),
+    commit: (op) => store.commit(op),
+    close: async () => {},
+  };
+}
+
 describe("history paging", () => {
   for (const backend of STORES) {
     test(
@@ -268,6 +290,28 @@ describe("history paging", () => {
       },
     );
   }
+  test("cursors are found whatever the entries' clocks say (times before and after the ids')", async () => {
+    const store = memoryStore();
+    const plays: ScriptStep[] = [];
+    const a = await openEngine(store, plays);
+    const { threadId } = await a.threads.create({ requestKey: "create" });
+    await round(a.threads, plays, threadId, "r1");
+    await round(a.threads, plays, threadId, "r2");
+    for (const at of ["2000-01-01T00:00:00.000Z", "2999-01-01T00:00:00.000Z"]) {
+      // Every entry reads as committed at `at`: the time search lands at an end of the path.
+      const skewed = withClock(store, at);
+      const warm = await openEngine(skewed, []);
+      const cold = await openEngine(skewed, []);
+      const full = (await warm.threads.view(threadId)).items;
+      for (const before of [full[3].id, full[full.length >> 1].id, full.at(-1)!.id]) {
+        const expected = expectedPage(full, 5, before);
+        assert.deepEqual(await cold.threads.history(threadId, { limit: 5, before }), expected);
+      }
+      for (const host of [warm, cold]) await host.host.shutdown();
+    }
+    await a.host.shutdown();
+  });
+
   test("unknown cursors are invalid_input and unknown threads thread_not_found, cold and warm", async () => {
     const store = memoryStore();
     const plays: ScriptStep[] = [];
