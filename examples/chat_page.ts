@@ -1,8 +1,11 @@
 /**
  * The example server's chat page: one HTML document with a little script that
  * uses the thread API directly (JSON commands and the `events` stream). It
- * shows streaming text, tool items, cancel, retry and a thread list, and has
- * marked hooks where approval buttons and ask-user forms go.
+ * shows streaming text, tool items with Approve / Deny buttons when a call
+ * waits for approval, ask-user forms (a password field for secret questions),
+ * the todo list, the title (click to rename), the queue, cancel, retry and
+ * the thread list. Everything the server sends is inserted as text, never as
+ * HTML.
  *
  * @module
  */
@@ -22,7 +25,7 @@ export function chatPage(apiBase: string): string {
 <style>
   body { font: 15px system-ui, sans-serif; margin: 0; display: flex; height: 100vh; }
   nav { width: 240px; border-right: 1px solid #ddd; overflow-y: auto; padding: 8px; }
-  nav button.thread { display: block; width: 100%; text-align: left; margin: 2px 0; }
+  nav button.thread { display: block; width: 100%; text-align: left; margin: 2px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   nav button.current { font-weight: bold; }
   main { flex: 1; display: flex; flex-direction: column; }
   #items { flex: 1; overflow-y: auto; padding: 12px; }
@@ -33,6 +36,16 @@ export function chatPage(apiBase: string): string {
   form { display: flex; gap: 6px; padding: 8px; border-top: 1px solid #ddd; }
   #text { flex: 1; }
   #status { padding: 0 12px; color: #666; }
+  header { display: flex; gap: 12px; align-items: baseline; padding: 8px 12px; border-bottom: 1px solid #ddd; }
+  #title { margin: 0; font-size: 18px; cursor: pointer; }
+  aside { width: 220px; border-left: 1px solid #ddd; padding: 8px; overflow-y: auto; }
+  aside h2 { font-size: 14px; margin: 4px 0; }
+  .todo.done { text-decoration: line-through; color: #888; }
+  .todo.in_progress { font-weight: bold; }
+  .actions, .ask { margin-top: 6px; display: flex; gap: 6px; flex-wrap: wrap; font-family: system-ui, sans-serif; }
+  .ask label { display: flex; flex-direction: column; font-size: 13px; }
+  .interaction { border: 1px dashed #c90; border-radius: 6px; padding: 6px; }
+  .queued { color: #666; margin: 2px 0; }
 </style>
 </head>
 <body>
@@ -41,7 +54,7 @@ export function chatPage(apiBase: string): string {
   <div id="threads"></div>
 </nav>
 <main>
-  <div id="status"></div>
+  <header><h1 id="title" title="Click to rename">New conversation</h1><span id="status"></span></header>
   <div id="items"></div>
   <form id="composer">
     <input id="text" autocomplete="off" placeholder="Message (try: weather in Lisbon)">
@@ -50,10 +63,22 @@ export function chatPage(apiBase: string): string {
     <button type="button" id="retry">Retry</button>
   </form>
 </main>
+<aside>
+  <h2>Todos</h2>
+  <ul id="todos"></ul>
+  <h2>Queued</h2>
+  <div id="queue"></div>
+</aside>
 <script type="module">
 const api = ${JSON.stringify(apiBase)};
 const key = () => crypto.randomUUID();
 let threadId = null, view = null, events = null;
+const here = (rest = "") => "/threads/" + encodeURIComponent(threadId) + rest;
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+};
 
 async function call(method, path, body) {
   const init = { method, headers: {} };
@@ -114,14 +139,39 @@ function apply(batch) {
 function render() {
   document.getElementById("status").textContent =
     view.status + (view.queue.length ? " · " + view.queue.length + " queued" : "");
+  document.getElementById("title").textContent = view.title ?? "New conversation";
+  document.getElementById("todos").replaceChildren(...(view.todos ?? []).map((todo) =>
+    el("li", { className: "todo " + todo.status, textContent: todo.text })
+  ));
+  document.getElementById("queue").replaceChildren(...view.queue.map((queued) =>
+    el("div", { className: "queued" }, queued.text + " ",
+      el("button", { textContent: "Edit", onclick: () => editQueued(queued) }),
+      el("button", { textContent: "Remove", onclick: () => call("DELETE", here("/queue/" + encodeURIComponent(queued.id))) }))
+  ));
   const box = document.getElementById("items");
   box.replaceChildren(...view.items.map(renderItem));
   box.scrollTop = box.scrollHeight;
 }
 
+const drafts = new Map();
+
+/** Edits a queued message; the server refuses (409) if it changed or started meanwhile. */
+async function editQueued(queued) {
+  const text = prompt("Queued message", queued.text);
+  if (text && text !== queued.text) {
+    await call("PATCH", here("/queue/" + encodeURIComponent(queued.id)), { text, expectedText: queued.text });
+  }
+}
+
+/** The interaction still waiting for an answer, if this is one. */
+const pendingOf = (interaction) =>
+  interaction && view.pending.find((p) => p.id === interaction.id && p.status === "pending");
+
+const respond = (interactionId, body) =>
+  call("POST", here("/interactions/" + encodeURIComponent(interactionId)), body);
+
 function renderItem(item) {
-  const div = document.createElement("div");
-  div.className = "item " + item.kind;
+  const div = el("div", { className: "item " + item.kind });
   if (item.kind === "tool" && item.tool.activity) {
     // The tool's own display facts (ToolResult.activity), shown as plain text.
     const activity = item.tool.activity;
@@ -131,14 +181,37 @@ function renderItem(item) {
   } else if (item.kind === "tool") {
     div.textContent = item.tool.name + "(" + item.tool.arguments + ") → " + item.tool.status +
       (item.tool.output !== undefined ? "\\n" + item.tool.output : "");
-    // HOOK (approvals): when item.interaction?.kind === "approval" and it is pending,
-    // add Approve / Deny buttons that POST
-    //   /threads/:id/interactions/:interactionId  {"decision":"approve"|"deny"}
+    const pending = pendingOf(item.interaction);
+    if (pending?.kind === "approval") {
+      div.append(el("div", { className: "actions" },
+        el("button", { className: "approve", textContent: "Approve", onclick: () => respond(pending.id, { decision: "approve" }) }),
+        el("button", { className: "deny", textContent: "Deny", onclick: () => respond(pending.id, { decision: "deny" }) })));
+    }
   } else if (item.kind === "interaction") {
-    div.textContent = (item.interaction?.questions ?? []).map((q) => q.prompt).join("\\n");
-    // HOOK (ask_user): render a form with one field per question (a password field when
-    // q.secret, a select when q.options) and POST
-    //   /threads/:id/interactions/:interactionId  {"answers":[{"questionId","value"}]}
+    const questions = item.interaction?.questions ?? [];
+    const pending = pendingOf(item.interaction);
+    if (!pending) {
+      div.textContent = questions.map((q) => q.prompt).join("\\n") + "\\n(answered)";
+      return div;
+    }
+    const form = el("form", { className: "ask" });
+    for (const q of questions) {
+      const field = q.options
+        ? el("select", { name: q.id }, ...q.options.map((o) => el("option", { value: o, textContent: o })))
+        : el("input", { name: q.id, type: q.secret ? "password" : "text", autocomplete: "off", required: true });
+      // Batches re-render the page; keep what was typed so far.
+      const draft = pending.id + ":" + q.id;
+      if (drafts.has(draft)) field.value = drafts.get(draft);
+      field.oninput = field.onchange = () => drafts.set(draft, field.value);
+      form.append(el("label", {}, q.prompt, field));
+    }
+    form.append(el("button", { textContent: "Answer" }));
+    form.onsubmit = (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      respond(pending.id, { answers: questions.map((q) => ({ questionId: q.id, value: String(data.get(q.id) ?? "") })) });
+    };
+    div.append(form);
   } else {
     div.textContent = item.text ?? "";
   }
@@ -157,12 +230,14 @@ document.getElementById("composer").onsubmit = async (e) => {
   const text = input.value.trim();
   if (!text) return;
   input.value = "";
-  await call("POST", "/threads/" + encodeURIComponent(threadId) + "/messages", { input: { text } });
+  await call("POST", here("/messages"), { input: { text } });
 };
-document.getElementById("cancel").onclick = () =>
-  threadId && call("POST", "/threads/" + encodeURIComponent(threadId) + "/cancel", {});
-document.getElementById("retry").onclick = () =>
-  threadId && call("POST", "/threads/" + encodeURIComponent(threadId) + "/retry", {});
+document.getElementById("cancel").onclick = () => threadId && call("POST", here("/cancel"), {});
+document.getElementById("retry").onclick = () => threadId && call("POST", here("/retry"), {});
+document.getElementById("title").onclick = async () => {
+  const title = threadId && prompt("Title", view?.title ?? "");
+  if (title) await call("PATCH", here(), { title });
+};
 if (location.hash.length > 1) open(decodeURIComponent(location.hash.slice(1)));
 else loadThreads();
 </script>

@@ -9,7 +9,8 @@
  * the temporary folder, or `FLORET_DB_URL` (`file:`, `libsql://`, `http(s)://`;
  * `FLORET_DB_TOKEN` for its auth token). The model is scripted (it echoes, and
  * calls `get_weather` when a message mentions weather) unless OPENAI_API_KEY is
- * set (OPENAI_MODEL, default gpt-4.1-mini).
+ * set (OPENAI_MODEL, default gpt-4.1-mini). Try "weather in Lisbon", "note: buy
+ * milk" (an approval), "ask me" (a form with a secret field) and "plan" (todos).
  */
 import { z } from "zod";
 import { defineAgent, defineTool, type Gateway, openHost } from "@floret/engine";
@@ -31,24 +32,81 @@ const weather = defineTool({
   execute: ({ city }) => JSON.stringify({ city, temperatureC: city.length + 10, sky: "clear" }),
 });
 
-/** A stand-in model: echoes the user, and asks for the weather when it is mentioned. */
+const note = defineTool({
+  name: "save_note",
+  description: "Save a note for the user (asks the user first).",
+  input: z.object({ text: z.string() }),
+  effect: "write",
+  // Every call waits for the user's approval: the page shows Approve / Deny.
+  permission: "ask",
+  execute: ({ text }) => `Saved the note "${text}".`,
+});
+
+/** A tool call the stand-in model makes when a message asks for it. */
+function scriptedCall(text: string): { name: string; args: unknown } | undefined {
+  if (/weather/i.test(text)) {
+    return { name: "get_weather", args: { city: /in ([A-Z][a-z]+)/.exec(text)?.[1] ?? "Lisbon" } };
+  }
+  const noted = /note:?\s+(.+)/i.exec(text);
+  if (noted) return { name: "save_note", args: { text: noted[1] } };
+  if (/ask me/i.test(text)) {
+    return {
+      name: "ask_user",
+      args: {
+        questions: [
+          { id: "name", prompt: "What should I call you?" },
+          { id: "color", prompt: "Favourite colour?", options: ["red", "green", "blue"] },
+          { id: "token", prompt: "An access token (kept secret)", secret: true },
+        ],
+      },
+    };
+  }
+  if (/plan/i.test(text)) {
+    return {
+      name: "todo_write",
+      args: {
+        todos: [
+          { text: "Check the weather", status: "done" },
+          { text: "Save a note", status: "in_progress" },
+          { text: "Ask the user a few questions", status: "pending" },
+        ],
+      },
+    };
+  }
+  return undefined;
+}
+
+/** What the stand-in model says once a tool has answered. */
+function afterTool(name: string, output: string): string {
+  if (name === "get_weather") return `The weather service says: ${output}`;
+  if (name === "todo_write") return "Here is the plan; the list is on the right.";
+  return `Done: ${output}`;
+}
+
+/**
+ * A stand-in model: echoes the user, and calls a tool when a message mentions
+ * the weather, a note, a plan or "ask me".
+ */
 function echoGateway(): Gateway {
   return {
     info: { provider: "example", model: "echo", stateKey: "example:echo", capabilities: {} },
     async *stream(request, { signal }) {
       const last = request.messages.at(-1);
       const pause = () => new Promise((resolve) => setTimeout(resolve, 40));
-      if (last?.role === "user" && /weather/i.test(last.text)) {
-        const city = /in ([A-Z][a-z]+)/.exec(last.text)?.[1] ?? "Lisbon";
+      const call = last?.role === "user" ? scriptedCall(last.text) : undefined;
+      if (call) {
         const callId = `call_${crypto.randomUUID()}`;
-        yield { type: "tool-call-start", callId, name: "get_weather" };
-        yield { type: "tool-call-delta", callId, argumentsDelta: JSON.stringify({ city }) };
+        yield { type: "tool-call-start", callId, name: call.name };
+        yield { type: "tool-call-delta", callId, argumentsDelta: JSON.stringify(call.args) };
         yield { type: "tool-call-end", callId };
         yield { type: "finish", reason: "tool_calls" };
         return;
       }
       const text = last?.role === "tool"
-        ? `The weather service says: ${last.output}`
+        ? afterTool(last.name, last.output)
+        : last?.role === "user" && last.text.startsWith("The user answered:")
+        // Never echo answers back: a secret one reaches this request in clear.
+        ? "Thanks, I have your answers."
         : `You said: ${last?.role === "user" ? last.text : ""}`;
       for (const word of text.match(/\S+\s*/g) ?? []) {
         signal.throwIfAborted();
@@ -73,13 +131,16 @@ const host = await openHost({
 const threads = host.threads({
   agent: defineAgent({
     id: "server-example",
-    systemPrompt: "You are a helpful assistant. Use get_weather for weather questions.",
+    systemPrompt: "You are a helpful assistant. Use get_weather for weather questions and " +
+      "save_note when the user asks you to note something.",
     gateway: await chooseGateway(),
-    tools: [weather],
+    tools: [weather, note],
   }),
 });
 const api = threadApi(threads, {
   basePath: "/api",
+  // The page edits queued messages (PATCH /api/threads/:id/queue/:queueId).
+  turnControl: true,
   // HOOK: check the user here (a session cookie or a bearer token). This demo
   // listens on loopback only and refuses requests other sites' pages make.
   authorize: ({ request }) => request.headers.get("sec-fetch-site") !== "cross-site",

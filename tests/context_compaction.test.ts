@@ -307,7 +307,7 @@ describe("accounting, durability and forks", () => {
     await r.host.shutdown();
   });
 
-  test("a crash during the summary call installs nothing", async () => {
+  test("a crash during the summary call installs nothing and leaves a failed record", async () => {
     const store = memoryStore();
     const keepOpen = { ...store, close: () => Promise.resolve() };
     const e = await setup({ store: keepOpen });
@@ -317,10 +317,17 @@ describe("accounting, durability and forks", () => {
     e.gateway.summaryAnswers.push({ hang: true });
     await e.threads.send({ threadId: e.threadId, requestKey: "third", input: { text: "third" } });
     while (e.gateway.summaries.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const { estimateTokens } = await e.threads.context(e.threadId);
     await e.host.shutdown();
     const r = await setup({ store: keepOpen });
     const figures = await r.threads.context(e.threadId);
-    assert.deepEqual(figures.compactions, []);
+    assert.equal(figures.compactions.length, 1, "the stopped operation leaves one record");
+    const [stopped] = figures.compactions;
+    assert.equal(stopped.status, "failed");
+    assert.equal(stopped.trigger, "threshold");
+    assert.match(stopped.reason ?? "", /interrupted/);
+    assert.equal(stopped.tokensAfter, undefined);
+    assert.equal(figures.estimateTokens, estimateTokens, "nothing was installed");
     const view = await r.threads.view(e.threadId);
     assert.equal(view.turns.at(-1)?.outcome, "interrupted");
     await r.threads.retry({ threadId: e.threadId, requestKey: "retry" });
@@ -328,7 +335,7 @@ describe("accounting, durability and forks", () => {
     assert.equal(done.turns.at(-1)?.outcome, "completed", "retry after a compaction works");
     assert.deepEqual(
       (await r.threads.context(e.threadId)).compactions.map((c) => c.status),
-      ["compacted"],
+      ["failed", "compacted"],
     );
     await r.host.shutdown();
   });

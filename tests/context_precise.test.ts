@@ -9,24 +9,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { memoryStore, ProviderError } from "@floret/engine";
 import { textOf, words } from "./support/context_gateway.ts";
-import { setup } from "./support/context_host.ts";
+import { fullThread, setup } from "./support/context_host.ts";
 
 const failing = () => ({
   error: new ProviderError("down", { retry: "never", kind: "server" as const }),
 });
-
-/** A thread whose estimate sits between the target (7,200) and the hard limit (7,920). */
-async function fullThread(options: Parameters<typeof setup>[0] = {}) {
-  const e = await setup(options);
-  // Each "longN " costs 1.5 rough tokens: about 4,500 + 2,925 tokens of answers.
-  e.gateway.answers.push({ text: words(3000, "long") }, { text: words(1950, "more") });
-  await e.say("HEAD-MARKER first question");
-  await e.say("write a lot");
-  assert.equal(e.gateway.summaries.length, 0);
-  const { estimateTokens } = await e.threads.context(e.threadId);
-  assert.ok(estimateTokens >= 7200 && estimateTokens < 7700, `estimate ${estimateTokens}`);
-  return e;
-}
 
 describe("manual compaction that installs nothing", () => {
   test("a failed summary answers noop with its failed record; replays agree; a new key tries again", async () => {

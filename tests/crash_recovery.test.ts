@@ -346,35 +346,83 @@ test("no acknowledged send is lost when the crash lands in a stream of sends", {
   });
 });
 
-test("a crash during the summary request installs nothing, and retry compacts and completes", {
-  timeout: 60_000,
-}, async () => {
-  await withDir("summary", async (paths) => {
-    const { ready, acks } = await crashChild("summary", paths);
-    assert.equal(acks.length, 2);
-    const { host, threads, gateway } = await reopen(
-      paths.url,
-      [{ text: "Summary after the crash." }, { text: "Answer after the crash." }],
-      paths.sideFile,
-    );
-    try {
-      const before = await threads.context(ready.threadId);
-      assert.deepEqual(before.compactions, [], "no record, no checkpoint");
-      const view = await threads.waitForIdle(ready.threadId, { timeoutMs: 5_000 });
-      assert.equal(view.turns.at(-1)?.outcome, "interrupted");
-      await threads.retry({ threadId: ready.threadId, requestKey: "retry-summary" });
-      const done = await threads.waitForIdle(ready.threadId, { timeoutMs: 10_000 });
-      assert.equal(done.turns.at(-1)?.outcome, "completed");
-      const after = await threads.context(ready.threadId);
-      assert.deepEqual(after.compactions.map((c) => c.status), ["compacted"]);
-      assert.equal(gateway.requests.length, 2);
-      const summary = gateway.requests[0];
-      assert.equal(summary.messages[0].role, "system");
-      assert.notEqual((summary.messages[0] as { text: string }).text, "Crash test.");
-      assert.deepEqual(summary.tools, [], "the first request after the retry is the summary");
-      assert.match(JSON.stringify(gateway.requests[1].messages[1]), /Summary after the crash\./);
-    } finally {
-      await host.shutdown();
-    }
-  });
-});
+test(
+  "a crash during the summary request installs nothing but a failed record, and retry compacts and completes",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    await withDir("summary", async (paths) => {
+      const { ready, acks } = await crashChild("summary", paths);
+      assert.equal(acks.length, 2);
+      const { host, threads, gateway } = await reopen(
+        paths.url,
+        [{ text: "Summary after the crash." }, { text: "Answer after the crash." }],
+        paths.sideFile,
+      );
+      try {
+        const before = await threads.context(ready.threadId);
+        assert.deepEqual(
+          before.compactions.map((c) => [c.status, c.trigger]),
+          [["failed", "threshold"]],
+          "the stopped operation leaves one failed record and no checkpoint",
+        );
+        assert.match(before.compactions[0].reason ?? "", /interrupted/);
+        const view = await threads.waitForIdle(ready.threadId, { timeoutMs: 5_000 });
+        assert.equal(view.turns.at(-1)?.outcome, "interrupted");
+        await threads.retry({ threadId: ready.threadId, requestKey: "retry-summary" });
+        const done = await threads.waitForIdle(ready.threadId, { timeoutMs: 10_000 });
+        assert.equal(done.turns.at(-1)?.outcome, "completed");
+        const after = await threads.context(ready.threadId);
+        assert.deepEqual(after.compactions.map((c) => c.status), ["failed", "compacted"]);
+        assert.equal(gateway.requests.length, 2);
+        const summary = gateway.requests[0];
+        assert.equal(summary.messages[0].role, "system");
+        assert.notEqual((summary.messages[0] as { text: string }).text, "Crash test.");
+        assert.deepEqual(summary.tools, [], "the first request after the retry is the summary");
+        assert.match(JSON.stringify(gateway.requests[1].messages[1]), /Summary after the crash\./);
+      } finally {
+        await host.shutdown();
+      }
+    });
+  },
+);
+
+test(
+  "a crash during a manual compaction's summary request leaves a failed record; its key replays it",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    await withDir("compact", async (paths) => {
+      const { ready, acks } = await crashChild("compact", paths);
+      assert.equal(acks.length, 2);
+      const { host, threads, gateway, events } = await reopen(paths.url, [], paths.sideFile);
+      try {
+        const view = await threads.waitForIdle(ready.threadId, { timeoutMs: 5_000 });
+        assert.equal(view.turns.length, 3);
+        assert.equal(view.turns.at(-1)?.outcome, "interrupted", "the compaction turn was settled");
+        const { compactions } = await threads.context(ready.threadId);
+        assert.equal(compactions.length, 1, "one record for the one operation");
+        const [record] = compactions;
+        assert.equal(record.status, "failed");
+        assert.equal(record.trigger, "manual");
+        assert.equal(record.tokensAfter, undefined, "nothing was installed");
+        assert.match(record.reason ?? "", /interrupted/);
+        const observed = events.filter((event) => event.type === "compaction");
+        assert.deepEqual(observed.map((event) => [event.operationId, event.status]), [
+          [record.operationId, "failed"],
+        ], "recovery reports the record it wrote");
+
+        const replay = await threads.compact({ threadId: ready.threadId, requestKey: "compact-1" });
+        assert.equal(replay.outcome, "noop");
+        assert.deepEqual(replay.compaction, record);
+        assert.equal(replay.view.turns.length, 3, "a replay admits no turn");
+        assert.deepEqual((await threads.context(ready.threadId)).compactions, compactions);
+        assert.equal(gateway.requests.length, 0, "the gateway saw no request");
+      } finally {
+        await host.shutdown();
+      }
+    });
+  },
+);

@@ -30,6 +30,12 @@ const ACTIONS: Record<string, string> = {
   "POST /threads/:threadId/chat": "chat",
 };
 
+/** With `turnControl: true`, beyond http.md's table: both put the user's text into the thread. */
+const TURN_CONTROL: Record<string, string> = {
+  "PATCH /threads/:threadId/queue/:queueId": "send",
+  "POST /threads/:threadId/steer": "send",
+};
+
 const errorOf = async (response: Response): Promise<{ code: string; message: string }> =>
   ((await response.json()) as { error: { code: string; message: string } }).error;
 
@@ -63,6 +69,47 @@ describe("building the app", () => {
     const e = await apiEngine([]);
     const routes = routesOf(e.app).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(routes, Object.keys(ACTIONS).sort());
+    assert.throws(
+      () => threadApi(e.threads, { authorize: () => true, turnControl: "yes" as never }),
+      (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
+    );
+    await e.host.shutdown();
+  });
+
+  test("turnControl adds editQueued and steer, authorized as send; a service without them gets none (404)", async () => {
+    const e = await apiEngine([], { turnControl: true });
+    const routes = routesOf(e.app).map((r) => `${r.method} ${r.path}`).sort();
+    assert.deepEqual(routes, Object.keys({ ...ACTIONS, ...TURN_CONTROL }).sort());
+    for (const [name, action] of Object.entries(TURN_CONTROL)) {
+      const [method, path] = name.split(" ");
+      e.checks.length = 0;
+      e.calls.length = 0;
+      e.verdict.value = false;
+      const url = path.replace(":threadId", e.threadId).replace(":queueId", "q");
+      const refused = await e.call(method, url, { key: "k", body: { text: "x" } });
+      assert.equal(refused.status, 403, name);
+      assert.deepEqual(e.checks.map((c) => [c.action, c.threadId]), [[action, e.threadId]]);
+      assert.deepEqual(e.calls, [], name);
+    }
+
+    const { steer: _steer, editQueued: _edit, ...plain } = e.threads as ThreadService & {
+      steer: unknown;
+      editQueued: unknown;
+    };
+    let asked = 0;
+    const app = threadApi(plain as ThreadService, {
+      authorize: () => (asked++, true),
+      turnControl: true,
+    });
+    assert.equal(routesOf(app).length, Object.keys(ACTIONS).length);
+    const steer = await app.request(`/threads/${e.threadId}/steer`, {
+      method: "POST",
+      headers: { "idempotency-key": "s", "content-type": "application/json" },
+      body: JSON.stringify({ text: "x" }),
+    });
+    assert.equal(steer.status, 404);
+    assert.equal((await errorOf(steer)).code, "not_found");
+    assert.equal(asked, 0);
     await e.host.shutdown();
   });
 });
@@ -251,6 +298,49 @@ describe("routes and statuses", () => {
     assert.equal(promoted.status, 202);
     assert.equal((await promoted.json() as { view: { status: string } }).view.status, "running");
     await e.call("GET", `${t}/idle?timeoutMs=5000`);
+    await e.host.shutdown();
+  });
+
+  test("editQueued and steer: 200 {view}; a stale expectedText is 409; unknown fields 400", async () => {
+    const e = await apiEngine([{ hang: true }, { text: "after" }], { turnControl: true });
+    const t = `/threads/${e.threadId}`;
+    await e.call("POST", `${t}/messages`, { key: "a", body: { input: { text: "one" } } });
+    const queued = await e.call("POST", `${t}/messages`, {
+      key: "b",
+      body: { input: { text: "two" } },
+    });
+    const queueId = (await queued.json() as { view: { queue: { id: string }[] } }).view.queue[0]
+      .id;
+    const edit = { text: "TWO", expectedText: "two" };
+    const edited = await e.call("PATCH", `${t}/queue/${queueId}`, { key: "e1", body: edit });
+    assert.equal(edited.status, 200);
+    const view = (await edited.json() as { view: { queue: { text: string }[] } }).view;
+    assert.equal(view.queue[0].text, "TWO");
+    // Same key, same body: the same answer; the text it expected is gone now.
+    assert.equal(
+      (await e.call("PATCH", `${t}/queue/${queueId}`, { key: "e1", body: edit })).status,
+      200,
+    );
+    const stale = await e.call("PATCH", `${t}/queue/${queueId}`, { key: "e2", body: edit });
+    assert.equal(stale.status, 409);
+    assert.equal((await errorOf(stale)).code, "request_conflict");
+    const extra = await e.call("PATCH", `${t}/queue/${queueId}`, {
+      key: "e3",
+      body: { ...edit, expectedText: "TWO", extra: 1 },
+    });
+    assert.equal(extra.status, 400);
+    assert.equal((await e.call("PATCH", `${t}/queue/${queueId}`, { body: edit })).status, 400);
+
+    const steered = await e.call("POST", `${t}/steer`, { key: "s1", body: { text: "faster" } });
+    assert.equal(steered.status, 200);
+    assert.ok((await steered.json() as { view: { status: string } }).view);
+    const bad = await e.call("POST", `${t}/steer`, { key: "s2", body: { text: 3 } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      e.calls.filter((name) => name === "editQueued" || name === "steer"),
+      ["editQueued", "editQueued", "editQueued", "steer"],
+    );
+    await e.call("POST", `${t}/cancel`, { key: "c" });
     await e.host.shutdown();
   });
 

@@ -142,6 +142,28 @@ describe("threadClient", () => {
       isCode("invalid_input"),
     );
     await assert.rejects(client.send(null as never), isCode("invalid_input"));
+    for (const service of [e.threads, client]) {
+      await assert.rejects(
+        service.send({ threadId: e.threadId, requestKey: 5 as never, input: { text: "x" } }),
+        isCode("invalid_input"),
+      );
+    }
+    assert.equal((await e.threads.view(e.threadId)).items.length, 0, "nothing was sent");
+    // Turn control needs an app built with turnControl: true.
+    await assert.rejects(
+      client.steer({ threadId: e.threadId, requestKey: "s", text: "x" }),
+      isCode("not_found"),
+    );
+    await assert.rejects(
+      client.editQueued({
+        threadId: e.threadId,
+        requestKey: "e",
+        queueId: "q",
+        text: "a",
+        expectedText: "b",
+      }),
+      isCode("not_found"),
+    );
     for (const threadId of ["", "..", "thread_missing", "a/b"]) {
       await assert.rejects(client.view(threadId), isCode("thread_not_found"));
     }

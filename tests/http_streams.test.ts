@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import type { ThreadService, ThreadUpdate, ThreadView } from "@floret/engine";
 import { threadApi } from "@floret/engine/http";
 import { apiEngine, readSse } from "./support/http.ts";
+import { uiChunksOf } from "./support/ui_chunks.ts";
 
 describe("events (SSE)", () => {
   test("view first, then the later batches in order, ending when the host shuts down", async () => {
@@ -129,11 +130,8 @@ describe("events (SSE)", () => {
   });
 });
 
-/** The `data:` payloads of a UI message stream. */
-async function chunksOf(response: Response): Promise<(Record<string, unknown> | "[DONE]")[]> {
-  const events = await readSse(response);
-  return events.map((event) => event.data === "[DONE]" ? "[DONE]" : JSON.parse(event.data!));
-}
+/** The `data:` payloads of a UI message stream, each checked against the AI SDK's chunk schema. */
+const chunksOf = uiChunksOf;
 
 const chatBody = (id: string, text: string) => ({
   id: "chat-1",

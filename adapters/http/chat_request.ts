@@ -25,6 +25,39 @@ export interface ChatBody {
   messages: { id: string; role: string; parts: { type: string; text?: string }[] }[];
 }
 
+const approvalPart = z.looseObject({
+  state: z.literal("approval-responded"),
+  approval: z.looseObject({ id: z.string().min(1).max(256), approved: z.boolean() }),
+});
+
+/** A decision `useChat` sent back with `addToolApprovalResponse`. */
+export interface ChatApproval {
+  interactionId: string;
+  decision: "approve" | "deny";
+}
+
+/**
+ * The approvals answered in a chat request: tool parts of the last message,
+ * when it is the assistant's, in state `approval-responded` (the AI SDK's
+ * `addToolApprovalResponse`; the approval id is the interaction id Floret
+ * sent in `tool-approval-request`).
+ *
+ * @param body the parsed body
+ * @returns the decisions, in part order; empty for an ordinary new message
+ */
+export function chatApprovals(body: ChatBody): ChatApproval[] {
+  const last = body.messages.at(-1);
+  if (last?.role !== "assistant") return [];
+  const out: ChatApproval[] = [];
+  for (const part of last.parts) {
+    const parsed = approvalPart.safeParse(part);
+    if (!parsed.success) continue;
+    const { id, approved } = parsed.data.approval;
+    out.push({ interactionId: id, decision: approved ? "approve" : "deny" });
+  }
+  return out;
+}
+
 /**
  * The input of a chat request: the last user message's text parts, joined
  * with a line break, and the request key (the `Idempotency-Key`, else that

@@ -3,11 +3,13 @@
  * answers with the turn as an AI SDK UI message stream, so `useChat` drives a
  * durable thread. Posting the same message id again replays: the send is a
  * replay of the same request key, and the committed turn is read from the view.
+ * A request whose last message is the assistant's, carrying approval
+ * responses, answers those approvals and streams the rest of their turn.
  *
  * @module
  */
-import type { ThreadService, ThreadView } from "@floret/engine";
-import { type ChatBody, chatInput } from "./chat_request.ts";
+import { FloretError, type ThreadService, type ThreadView } from "@floret/engine";
+import { type ChatApproval, chatApprovals, type ChatBody, chatInput } from "./chat_request.ts";
 import { TurnChunks, UI_STREAM_HEADERS, type UiChunk, uiChunkBytes } from "./chat_stream.ts";
 import { pulledStream } from "./sse_events.ts";
 
@@ -26,18 +28,23 @@ export async function chatResponse(
   request: { body: ChatBody; headerKey: string | undefined; signal: AbortSignal; pingMs: number },
 ): Promise<Response> {
   const { text, requestKey } = chatInput(request.body, request.headerKey);
+  const approvals = chatApprovals(request.body);
   // Subscribe before sending, so no update of the new turn is missed.
   const stop = new AbortController();
   const updates = service.subscribe(threadId, { signal: stop.signal })[Symbol.asyncIterator]();
   let view: ThreadView;
   let chunks: TurnChunks;
   try {
-    const sent = await service.send({ threadId, requestKey, input: { text } });
-    const knownTurns = new Set(sent.view.turns.map((turn) => turn.turnId));
-    chunks = new TurnChunks(
-      sent.turnId,
-      sent.queued ? { requestKey, text, knownTurns } : undefined,
-    );
+    if (approvals.length > 0) {
+      chunks = await answerApprovals(service, threadId, approvals, request.headerKey);
+    } else {
+      const sent = await service.send({ threadId, requestKey, input: { text } });
+      const knownTurns = new Set(sent.view.turns.map((turn) => turn.turnId));
+      chunks = new TurnChunks(
+        sent.turnId,
+        sent.queued ? { requestKey, text, knownTurns } : undefined,
+      );
+    }
     // Read again: a replay's turn may have ended since it was admitted.
     view = await service.view(threadId);
   } catch (error) {
@@ -50,7 +57,7 @@ export async function chatResponse(
     if (chunks.finished) emit(uiChunkBytes("[DONE]"));
   };
   const opening: Uint8Array[] = [];
-  write([{ type: "start" }, ...chunks.fromView(view.items, view.turns)], (c) => opening.push(c));
+  write([{ type: "start" }, ...chunks.fromView(view)], (c) => opening.push(c));
   if (chunks.finished) {
     stop.abort();
     await updates.return?.();
@@ -66,7 +73,7 @@ export async function chatResponse(
       if (update.type === "resync") {
         const fresh = await service.view(threadId);
         seen = fresh.viewVersion;
-        write(chunks.fromView(fresh.items, fresh.turns), emit);
+        write(chunks.fromView(fresh), emit);
       } else if (update.version > seen) {
         write(chunks.fromUpdate(update), emit);
       }
@@ -79,6 +86,33 @@ export async function chatResponse(
     },
   });
   return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+}
+
+/**
+ * Answers the approvals of a continued chat and returns the chunks of their
+ * turn, with what the client already has (the view before the answers)
+ * taken as written. Each answer's request key is the approval id (under the
+ * `Idempotency-Key`, when sent), so posting the same continuation again
+ * replays it; the same approval answered the other way is `request_conflict`.
+ */
+async function answerApprovals(
+  service: ThreadService,
+  threadId: string,
+  approvals: ChatApproval[],
+  headerKey: string | undefined,
+): Promise<TurnChunks> {
+  const before = await service.view(threadId);
+  const first = approvals[0].interactionId;
+  const turnId = before.items.find((item) => item.interaction?.id === first)?.turnId ??
+    before.pending.find((p) => p.id === first)?.turnId;
+  if (turnId === undefined) throw new FloretError("interaction_not_found", "No such interaction");
+  for (const { interactionId, decision } of approvals) {
+    const key = headerKey === undefined ? interactionId : `${headerKey}:${interactionId}`;
+    await service.respond({ threadId, requestKey: key.slice(0, 256), interactionId, decision });
+  }
+  const chunks = new TurnChunks(turnId);
+  chunks.skip(before);
+  return chunks;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {

@@ -2,11 +2,22 @@
  * One turn as the AI SDK's UI message stream (protocol v1): the turn's items
  * become `text-*`, `reasoning-*` and `tool-*` chunks, read first from a view
  * (which makes a replay the committed turn) and then from live batches, until
- * the turn has an outcome; then `finish` and `[DONE]`.
+ * the turn has an outcome or waits for the user; then `finish` and `[DONE]`.
+ * A wait ends the stream the way the AI SDK expects: `tool-approval-request`
+ * for each approval (so `useChat` shows the call as approval-requested) and a
+ * `data-ask-user` part for each question set (answered through `respond`).
  *
  * @module
  */
-import type { ThreadItem, ThreadUpdate, TurnSummary, ViewOp } from "@floret/engine";
+import type {
+  Interaction,
+  ThreadItem,
+  ThreadStatus,
+  ThreadUpdate,
+  ThreadView,
+  TurnSummary,
+  ViewOp,
+} from "@floret/engine";
 
 /** One chunk of the UI message stream (only the kinds Floret writes). */
 export type UiChunk =
@@ -16,8 +27,21 @@ export type UiChunk =
   | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown }
   | { type: "tool-output-available"; toolCallId: string; output: unknown }
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
+  | { type: "tool-output-denied"; toolCallId: string }
+  | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
+  | { type: "data-ask-user"; id: string; data: AskUserData }
   | { type: "error"; errorText: string }
   | { type: "finish" };
+
+/**
+ * The data of a `data-ask-user` part: the questions of a pending `input`
+ * interaction. Answer with `POST /threads/:threadId/interactions/:interactionId`
+ * `{answers}`; secret questions want a password field.
+ */
+export interface AskUserData {
+  interactionId: string;
+  questions: NonNullable<Interaction["questions"]>;
+}
 
 /** Headers of the UI message stream. */
 export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -57,6 +81,10 @@ export class TurnChunks {
   readonly #toolsDone = new Set<string>();
   readonly #queued: { requestKey: string; text: string; knownTurns: Set<string> } | undefined;
   #finished = false;
+  #status: ThreadStatus | undefined;
+  #pending: Interaction[] = [];
+  /** Interactions already asked for on this stream. */
+  readonly #asked = new Set<string>();
 
   /**
    * @param turnId the turn to follow; absent when the input was queued
@@ -77,20 +105,36 @@ export class TurnChunks {
   }
 
   /**
-   * Chunks for the turn's items and outcome as a view shows them.
+   * Chunks for the turn's items and outcome (or wait) as a view shows them.
    *
-   * @param items the view's items
-   * @param turns the view's turns
+   * @param view the view's items, turns, status and pending interactions
    * @returns the chunks not yet written
    */
-  fromView(items: ThreadItem[], turns: TurnSummary[]): UiChunk[] {
+  fromView(view: Pick<ThreadView, "items" | "turns" | "status" | "pending">): UiChunk[] {
     const out: UiChunk[] = [];
     if (this.#turnId === undefined) {
-      this.#findQueuedTurn(items.map((item) => ({ op: "add", item })), out);
+      this.#findQueuedTurn(view.items.map((item) => ({ op: "add", item })), out);
     }
-    for (const item of items) this.#item(item, out);
-    this.#turnsChanged(turns, out);
+    for (const item of view.items) this.#item(item, out);
+    this.#status = view.status;
+    this.#pending = view.pending;
+    this.#turnsChanged(view.turns, out);
+    this.#waitReached(out);
     return out;
+  }
+
+  /**
+   * Takes everything a view shows as already written, its pending
+   * interactions as already asked: a stream that continues a turn after an
+   * approval sends only what comes next.
+   *
+   * @param view the view the client has already seen
+   */
+  skip(view: Pick<ThreadView, "items" | "pending">): void {
+    // Items only: the turn's outcome, if it has one, still ends this stream.
+    const written: UiChunk[] = [];
+    for (const item of view.items) this.#item(item, written);
+    for (const interaction of view.pending) this.#asked.add(interaction.id);
   }
 
   /**
@@ -106,7 +150,48 @@ export class TurnChunks {
       if (this.#finished) break;
       this.#op(op, out);
     }
+    this.#waitReached(out);
     return out;
+  }
+
+  /**
+   * When the thread waits on this turn's interactions, ends the stream with a
+   * request for each one not yet asked. An approval's tool call was streamed
+   * before (its item comes first), so `useChat` can attach the request to it.
+   */
+  #waitReached(out: UiChunk[]): void {
+    if (this.#finished || this.#status !== "waiting" || this.#turnId === undefined) return;
+    const mine = this.#pending.filter((p) => p.status === "pending" && p.turnId === this.#turnId);
+    if (mine.length === 0) return;
+    this.#endParts(out);
+    for (const interaction of mine) {
+      if (this.#asked.has(interaction.id)) continue;
+      this.#asked.add(interaction.id);
+      if (interaction.kind === "approval" && interaction.callId !== undefined) {
+        if (!this.#toolsStarted.has(interaction.callId)) {
+          this.#toolsStarted.add(interaction.callId);
+          out.push({
+            type: "tool-input-available",
+            toolCallId: interaction.callId,
+            toolName: interaction.toolName ?? "tool",
+            input: {},
+          });
+        }
+        out.push({
+          type: "tool-approval-request",
+          approvalId: interaction.id,
+          toolCallId: interaction.callId,
+        });
+      } else if (interaction.kind === "input") {
+        out.push({
+          type: "data-ask-user",
+          id: interaction.id,
+          data: { interactionId: interaction.id, questions: interaction.questions ?? [] },
+        });
+      }
+    }
+    this.#finished = true;
+    out.push({ type: "finish" });
   }
 
   #op(op: ViewOp, out: UiChunk[]): void {
@@ -126,6 +211,8 @@ export class TurnChunks {
         break;
       case "component":
         if (op.name === "turns") this.#turnsChanged(op.value as TurnSummary[], out);
+        else if (op.name === "status") this.#status = op.value as ThreadStatus;
+        else if (op.name === "pending") this.#pending = op.value as Interaction[];
         break;
       default: {
         const never: never = op;
@@ -150,8 +237,7 @@ export class TurnChunks {
         return this.#toolItem(item, out);
       case "user":
       case "interaction":
-        // Hook: approvals and questions are answered through `respond`; a UI
-        // reads them from the thread's view (`pending`).
+        // Approvals and questions are asked when the thread waits (`#waitReached`).
         return;
       default: {
         const never: never = item.kind;
@@ -196,7 +282,11 @@ export class TurnChunks {
     if (tool.status === "completed") {
       this.#toolsDone.add(tool.callId);
       out.push({ type: "tool-output-available", toolCallId: tool.callId, output: tool.output });
-    } else if (["error", "denied", "cancelled", "unknown"].includes(tool.status)) {
+    } else if (tool.status === "denied") {
+      // The AI SDK's own end of a call the user refused.
+      this.#toolsDone.add(tool.callId);
+      out.push({ type: "tool-output-denied", toolCallId: tool.callId });
+    } else if (["error", "cancelled", "unknown"].includes(tool.status)) {
       this.#toolsDone.add(tool.callId);
       out.push({
         type: "tool-output-error",
@@ -209,17 +299,22 @@ export class TurnChunks {
   #turnsChanged(turns: TurnSummary[], out: UiChunk[]): void {
     const turn = turns.find((t) => t.turnId === this.#turnId);
     if (!turn?.outcome || this.#finished) return;
-    for (const [id, part] of this.#parts) {
-      if (part.ended) continue;
-      part.ended = true;
-      out.push({ type: this.#kinds.get(id) === "reasoning" ? "reasoning-end" : "text-end", id });
-    }
+    this.#endParts(out);
     if (turn.outcome === "failed" || turn.outcome === "interrupted") {
       // The failure code only: its message is the engine's, not the server's.
       out.push({ type: "error", errorText: `The turn ${turn.outcome}: ${turn.failure?.code}` });
     }
     this.#finished = true;
     out.push({ type: "finish" });
+  }
+
+  /** Ends every text and reasoning part still open. */
+  #endParts(out: UiChunk[]): void {
+    for (const [id, part] of this.#parts) {
+      if (part.ended) continue;
+      part.ended = true;
+      out.push({ type: this.#kinds.get(id) === "reasoning" ? "reasoning-end" : "text-end", id });
+    }
   }
 
   /**

@@ -35,10 +35,14 @@ export interface CallSpec {
  * @param spec the call
  * @returns the response (2xx)
  * @throws {FloretError} the server's code; `invalid_input` for a request key
- *   that cannot be a header; `internal` when the API cannot be reached or read.
+ *   that is not a string or cannot be a header; `internal` when the API cannot be reached or read.
  *   An aborted signal rejects with its reason, as in-process.
  */
 export async function send(transport: Transport, spec: CallSpec): Promise<Response> {
+  if (spec.requestKey !== undefined && typeof spec.requestKey !== "string") {
+    // As in-process: a key is text. Sent as a header, 5 and "5" would be one key.
+    throw new FloretError("invalid_input", "The request key must be a string");
+  }
   const url = urlOf(transport.baseUrl, spec);
   const extra = typeof transport.headers === "function"
     ? await transport.headers()

@@ -6,13 +6,18 @@
  * @module
  */
 import { z } from "zod";
-import type { ImageAttachment, ThreadService } from "@floret/engine";
+import type { ImageAttachment, LocalThreadService, ThreadService } from "@floret/engine";
 import { chatBodySchema } from "./chat_request.ts";
 import { chatResponse } from "./chat_route.ts";
 import { jsonBody, queryNumber, queryOf, requestKeyOf } from "./request_input.ts";
 import { eventsResponse } from "./sse_events.ts";
+import { wireJson } from "./wire_json.ts";
 
-/** What `authorize` is asked about: the service method a route calls (or `chat`). */
+/**
+ * What `authorize` is asked about: the service method a route calls (or
+ * `chat`). The turn-control routes (`editQueued`, `steer`) ask about `send`:
+ * like a message, they put the user's text into the thread.
+ */
 export type HttpAction =
   | "create"
   | "list"
@@ -49,6 +54,11 @@ export interface ApiRoute {
   action: HttpAction;
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
+  /**
+   * A method beyond the ThreadService type that the route calls (turn control,
+   * which `host.threads()` has): the route exists only on apps whose service has it.
+   */
+  needs?: "steer" | "editQueued";
   handle(call: RouteCall): Promise<Response>;
 }
 
@@ -63,7 +73,8 @@ const listQuery = z.object({
 const historyQuery = z.object({ limit: queryNumber.optional(), before: optionalString });
 const idleQuery = z.object({ timeoutMs: queryNumber.optional() });
 
-const json = (status: number, value: unknown): Response => Response.json(value, { status });
+const json = (status: number, value: unknown): Response =>
+  new Response(wireJson(value), { status, headers: { "content-type": "application/json" } });
 
 /** A mutation: request key from the header, then the body, then the service. */
 function mutation<S extends z.ZodType>(
@@ -84,7 +95,12 @@ function mutation<S extends z.ZodType>(
   };
 }
 
-/** Every route of http.md's table. */
+/**
+ * Every route of http.md's table, plus the turn control of the in-process
+ * service (`PATCH …/queue/:queueId` edits a queued input, `POST …/steer`
+ * steers the turn under way), served with `turnControl: true` when the
+ * service has those methods.
+ */
 export const ROUTES: readonly ApiRoute[] = [
   mutation(
     "create",
@@ -224,6 +240,43 @@ export const ROUTES: readonly ApiRoute[] = [
         }),
       ),
   ),
+  {
+    ...mutation(
+      "send",
+      "PATCH",
+      "/threads/:threadId/queue/:queueId",
+      z.strictObject({ text: z.string(), expectedText: z.string() }),
+      async ({ service, param }, requestKey, body) =>
+        json(
+          200,
+          await (service as LocalThreadService).editQueued({
+            threadId: param("threadId"),
+            queueId: param("queueId"),
+            requestKey,
+            ...body,
+          }),
+        ),
+    ),
+    needs: "editQueued",
+  },
+  {
+    ...mutation(
+      "send",
+      "POST",
+      "/threads/:threadId/steer",
+      z.strictObject({ text: z.string() }),
+      async ({ service, param }, requestKey, body) =>
+        json(
+          200,
+          await (service as LocalThreadService).steer({
+            threadId: param("threadId"),
+            requestKey,
+            ...body,
+          }),
+        ),
+    ),
+    needs: "steer",
+  },
   mutation(
     "compact",
     "POST",

@@ -9,6 +9,7 @@
  * @module
  */
 import type { ThreadService, ThreadUpdate, ThreadView } from "@floret/engine";
+import { wireJson } from "./wire_json.ts";
 
 /** A comment line goes out this often by default, so proxies keep the connection open. */
 export const PING_INTERVAL_MS = 15_000;
@@ -30,7 +31,7 @@ const encoder = new TextEncoder();
  * @returns the encoded event
  */
 export function sseEvent(event: string, data: unknown): Uint8Array {
-  return encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  return encoder.encode(`event: ${event}\ndata: ${wireJson(data)}\n\n`);
 }
 
 /** The keep-alive comment line. */

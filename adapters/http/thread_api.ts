@@ -29,16 +29,25 @@ export interface ThreadApiOptions {
   basePath?: string;
   /** How often streams send a `: ping` comment line; defaults to 15 000 ms. */
   pingIntervalMs?: number;
+  /**
+   * Also serve the turn control of the in-process service, beyond http.md's
+   * table: `PATCH /threads/:threadId/queue/:queueId` `{text, expectedText}`
+   * (`editQueued`) and `POST /threads/:threadId/steer` `{text}` (`steer`), both
+   * 200 `{view}`; `authorize` sees them as `send` (they put the user's text
+   * into the thread). Defaults to `false`, which keeps the app to http.md's
+   * routes; a service without those methods gets no such routes either way.
+   */
+  turnControl?: boolean;
 }
 
 /**
  * Builds the HTTP API of a thread service.
  *
  * @param service the service to serve (in-process, or even a `threadClient`)
- * @param options `authorize` (required), `basePath` and `pingIntervalMs`
+ * @param options `authorize` (required), `basePath`, `pingIntervalMs` and `turnControl`
  * @returns a hono app; serve `app.fetch` or mount it
  * @throws {FloretError} `invalid_input` without an `authorize` function, or with a
- *   bad `basePath` or `pingIntervalMs`
+ *   bad `basePath`, `pingIntervalMs` or `turnControl`
  * @example
  * ```ts
  * import { memoryStore, openHost, defineAgent } from "@floret/engine";
@@ -61,7 +70,12 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   if (typeof options !== "object" || options === null) {
     throw new FloretError("invalid_input", "threadApi needs options with an authorize function");
   }
-  const { authorize, basePath = "", pingIntervalMs = PING_INTERVAL_MS } = options;
+  const {
+    authorize,
+    basePath = "",
+    pingIntervalMs = PING_INTERVAL_MS,
+    turnControl = false,
+  } = options;
   if (typeof authorize !== "function") {
     throw new FloretError("invalid_input", "threadApi needs an authorize function");
   }
@@ -76,9 +90,19 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   ) {
     throw new FloretError("invalid_input", `pingIntervalMs must be a positive number`);
   }
+  if (typeof turnControl !== "boolean") {
+    throw new FloretError("invalid_input", "turnControl must be a boolean");
+  }
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
   for (const route of ROUTES) {
+    // Turn control only when asked for, and only where the service has the
+    // method: otherwise it is an unknown route (404), not a 500.
+    if (
+      route.needs !== undefined &&
+      (!turnControl ||
+        typeof (service as unknown as Record<string, unknown>)[route.needs] !== "function")
+    ) continue;
     // One handler per route, authorize included: hono runs a lone handler
     // directly, where a guard middleware in front of it costs a compose chain
     // per request.

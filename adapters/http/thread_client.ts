@@ -8,8 +8,8 @@ import {
   type Artifact,
   type ContextFigures,
   FloretError,
+  type LocalThreadService,
   type ThreadItem,
-  type ThreadService,
   type ThreadSummary,
   type ThreadUpdate,
   type ThreadView,
@@ -30,7 +30,10 @@ export interface ThreadClientOptions {
 }
 
 /**
- * A ThreadService over HTTP.
+ * A ThreadService over HTTP, with the turn control of the in-process
+ * service (`steer`, `editQueued`) too, so code written against
+ * `host.threads()` runs against a remote host unchanged (those two need an
+ * app built with `turnControl: true`; elsewhere they fail `not_found`).
  *
  * @param options `baseUrl`, and optionally `fetch` and `headers`
  * @returns the service
@@ -46,7 +49,7 @@ export interface ThreadClientOptions {
  * console.log(typeof threads.send); // "function"
  * ```
  */
-export function threadClient(options: ThreadClientOptions): ThreadService {
+export function threadClient(options: ThreadClientOptions): LocalThreadService {
   const transport = transportOf(options);
   const gate = new SubscribeGate();
   const call = (spec: CallSpec): Promise<Response> => send(transport, spec);
@@ -175,6 +178,24 @@ export function threadClient(options: ThreadClientOptions): ThreadService {
         method: "DELETE",
         path: await thread(threadId, `/queue/${part(queueId)}`),
         requestKey,
+      });
+    },
+    editQueued: async (raw) => {
+      const { threadId, requestKey, queueId, text, expectedText } = input(raw);
+      return await callJson({
+        method: "PATCH",
+        path: await thread(threadId, `/queue/${part(queueId)}`),
+        requestKey,
+        body: { text, expectedText },
+      });
+    },
+    steer: async (raw) => {
+      const { threadId, requestKey, text } = input(raw);
+      return await callJson({
+        method: "POST",
+        path: await thread(threadId, "/steer"),
+        requestKey,
+        body: { text },
       });
     },
     compact: async (raw) => {

@@ -17,7 +17,8 @@ import type { CompactionTrigger, TurnFailure } from "../journal/entries.ts";
 import type { HistoryMessage } from "../projection/history_model.ts";
 import { supplementalMessage } from "../projection/supplemental.ts";
 import type { ProviderRequest } from "../provider/gateway.ts";
-import { compactContext, type NewCompaction } from "./compaction/compact.ts";
+import type { NewCompaction } from "./compaction/compact.ts";
+import { runCompaction } from "./compaction/run_compaction.ts";
 import { freezeRequest, type Projection, projectRequest } from "./request_builder.ts";
 import type { RunHost } from "./run_loop.ts";
 
@@ -104,30 +105,13 @@ export class ContextGuard {
   }
 
   /** Runs and commits one compaction; `undefined` when the run lost the thread. */
-  async #compact(
+  #compact(
     budget: ContextBudget,
     projection: Projection,
     trigger: CompactionTrigger,
   ): Promise<NewCompaction | undefined> {
-    const host = this.#host;
-    const entry = await compactContext(
-      {
-        agent: this.#agent,
-        budget,
-        signal: host.signal,
-        observe: (type, detail) => host.observe(type, detail),
-        newId: (prefix) => host.newId(prefix),
-      },
-      projection,
-      host.history.currentInput(),
-      { turnId: this.#ids.turnId, runId: this.#ids.runId, trigger },
-    );
-    // An automatic no-op (nothing to summarise yet) made no request: it leaves no record,
-    // so a long first turn does not fill the records with one per step.
-    if (entry.status === "noop") return entry;
-    if (!await host.commitCompaction(entry)) return undefined;
-    host.observe("compaction", compactionEvent(entry));
-    return entry;
+    const { turnId, runId } = this.#ids;
+    return runCompaction(this.#agent, this.#host, budget, projection, { turnId, runId, trigger });
   }
 
   async #freeze(projection: Projection): Promise<PreparedRequest> {
@@ -160,17 +144,4 @@ function budgetFailure(budget: ContextBudget, projection: Projection): TurnFailu
     };
   }
   return undefined;
-}
-
-/** The observation event of a compaction: figures only, never summary text. */
-export function compactionEvent(entry: NewCompaction): Record<string, unknown> {
-  const event: Record<string, unknown> = {
-    operationId: entry.operationId,
-    trigger: entry.trigger,
-    status: entry.status,
-    tokensBefore: entry.tokensBefore,
-  };
-  if (entry.tokensAfter !== undefined) event.tokensAfter = entry.tokensAfter;
-  if (entry.reason !== undefined) event.reason = entry.reason;
-  return event;
 }

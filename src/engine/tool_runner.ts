@@ -140,7 +140,8 @@ async function execute(
             `Its output was:\n${value.output}`,
         };
       }
-      outcome.structured = stored.value;
+      outcome.structured = stored.value.json;
+      if (stored.value.types) outcome.structuredTypes = stored.value.types;
     }
     if (value.activity !== undefined) {
       const checked = normaliseActivity(value.activity);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { StructuredNote } from "./structured_codec.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
@@ -51,8 +52,10 @@ export interface ToolOutcome {
   output: string;
   /** The full output, when it was too long for the model. */
   artifactId?: string;
-  /** The handler's structured data, as JSON. */
+  /** The handler's structured data: the JSON part of its stored form (structured_codec.ts). */
   structured?: unknown;
+  /** The type notes that restore `structured` (absent for plain JSON). */
+  structuredTypes?: StructuredNote[];
   /** Display facts the tool returned, validated and bounded. */
   activity?: ToolActivity;
 }
@@ -212,6 +215,29 @@ export interface CompactionEntry extends EntryBase {
   usage?: Usage;
   /** Why a `failed` or `noop` operation installed nothing (numbers, never prompt text). */
   reason?: string;
+  /**
+   * A `failed` record written for an operation that was stopped before it
+   * finished (a cancel, a crash, a restore, a fork cut inside its turn), not
+   * by the operation itself. Its summary never failed, so the circuit
+   * breaker does not count it.
+   */
+  interrupted?: boolean;
+}
+
+/**
+ * A compaction operation has begun: committed before its first summary
+ * request (a manual one, with its compaction turn's admission), so that an
+ * operation stopped before its record (a cancel, a crash) still leaves one:
+ * whoever settles the turn writes the `failed` record of each operation that
+ * was started and never finished.
+ */
+export interface CompactionStartedEntry extends EntryBase {
+  kind: "compaction_started";
+  runId?: string;
+  operationId: string;
+  trigger: CompactionTrigger;
+  /** Estimated tokens of the request before the operation. */
+  tokensBefore: number;
 }
 
 /** A fact about a child thread, as admitted to its parent (`parentEvents`). */
@@ -239,6 +265,7 @@ export type Entry =
   | ToolResultsEntry
   | TurnEndedEntry
   | CompactionEntry
+  | CompactionStartedEntry
   | ChildEventsEntry
   | InteractionOpenedEntry
   | InteractionResolvedEntry
@@ -256,6 +283,7 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "tool_results",
   "turn_ended",
   "compaction",
+  "compaction_started",
   "child_events",
   "interaction_opened",
   "interaction_resolved",

@@ -148,6 +148,10 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         artifactId: str.optional(),
         // Any JSON: tool data, or the todo list of `todo_write`.
         structured: z.unknown().optional(),
+        structuredTypes: z.array(z.tuple([
+          z.array(z.union([str, z.number()])),
+          z.enum(["undefined", "bigint", "number", "date", "map", "set", "regexp"]),
+        ])).optional(),
         activity: activity.optional(),
       })),
     }),
@@ -176,6 +180,17 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       keptInputs: z.array(str).optional(),
       usage: z.record(z.string(), num).optional(),
       reason: str.optional(),
+      interrupted: z.boolean().optional(),
+    }),
+  ],
+  [
+    "compaction_started",
+    z.looseObject({
+      ...base,
+      runId: str.optional(),
+      operationId: str,
+      trigger: z.enum(["threshold", "overflow", "manual"]),
+      tokensBefore: num,
     }),
   ],
   [

@@ -5,36 +5,32 @@
  *
  * @module
  */
-import type { Entry } from "../journal/entries.ts";
+import type { CompactionEntry, CompactionStartedEntry, Entry } from "../journal/entries.ts";
 import type { Usage } from "../provider/gateway.ts";
+import type { CompactionRecord, UsageTotals } from "./view_types.ts";
 
-/** One compaction operation as `context().compactions` lists it. */
-export interface CompactionRecord {
-  operationId: string;
-  /** `compacted` installed a checkpoint; `failed` and `noop` changed nothing. */
-  status: "compacted" | "noop" | "failed";
-  /** What started it: the threshold, a provider overflow, or `compact`. */
-  trigger: "threshold" | "overflow" | "manual";
-  /** The request estimate before the operation. */
-  tokensBefore?: number;
-  /** The request estimate after it (`compacted` only). */
-  tokensAfter?: number;
-  /** Why a `failed` or `noop` operation installed nothing: numbers, never prompt text. */
-  reason?: string;
-}
+export type { CompactionRecord, UsageTotals } from "./view_types.ts";
 
-/** Usage summed by kind; the four counts are disjoint. */
-export interface UsageTotals {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
+/**
+ * The record of a compaction entry, committed or not: figures only, never
+ * summary text. Its observation event carries the same fields.
+ */
+export function recordOf(entry: Omit<CompactionEntry, "seq" | "at">): CompactionRecord {
+  const record: CompactionRecord = {
+    operationId: entry.operationId,
+    status: entry.status,
+    trigger: entry.trigger,
+    tokensBefore: entry.tokensBefore,
+  };
+  if (entry.tokensAfter !== undefined) record.tokensAfter = entry.tokensAfter;
+  if (entry.reason !== undefined) record.reason = entry.reason;
+  return record;
 }
 
 /** What readers of the context accounting need. */
 export type ContextReader = Pick<
   ContextModel,
-  "records" | "record" | "confirmed" | "totals" | "recordOfTurn"
+  "records" | "record" | "confirmed" | "totals" | "recordOfTurn" | "unfinished"
 >;
 
 /** Compaction records and usage of one thread's path. */
@@ -42,6 +38,8 @@ export class ContextModel {
   readonly #records: CompactionRecord[] = [];
   readonly #byTurn = new Map<string, CompactionRecord>();
   readonly #byOperation = new Map<string, CompactionRecord>();
+  /** Operations started and not yet recorded, by operation id. */
+  readonly #open = new Map<string, CompactionStartedEntry>();
   readonly #totals: UsageTotals = {
     inputTokens: 0,
     outputTokens: 0,
@@ -55,15 +53,11 @@ export class ContextModel {
     if (entry.kind === "step" && entry.usage) {
       this.#confirmed = entry.usage;
       this.#add(entry.usage);
+    } else if (entry.kind === "compaction_started") {
+      this.#open.set(entry.operationId, entry);
     } else if (entry.kind === "compaction") {
-      const record: CompactionRecord = {
-        operationId: entry.operationId,
-        status: entry.status,
-        trigger: entry.trigger,
-        tokensBefore: entry.tokensBefore,
-      };
-      if (entry.tokensAfter !== undefined) record.tokensAfter = entry.tokensAfter;
-      if (entry.reason !== undefined) record.reason = entry.reason;
+      this.#open.delete(entry.operationId);
+      const record = recordOf(entry);
       this.#records.push(record);
       // Only records written by a run: a below-target no-op carries the thread's last
       // turn id for ordering, and must not shadow what a compaction turn recorded.
@@ -88,6 +82,11 @@ export class ContextModel {
   record(operationId: string): CompactionRecord | undefined {
     const record = this.#byOperation.get(operationId);
     return record && { ...record };
+  }
+
+  /** Operations of this turn that were started and have no record yet, in start order. */
+  unfinished(turnId: string): CompactionStartedEntry[] {
+    return [...this.#open.values()].filter((entry) => entry.turnId === turnId);
   }
 
   /** The latest usage a provider reported for a step. */

@@ -209,6 +209,7 @@ export class HistoryModel {
       case "tool_dispatched":
       case "turn_ended":
       case "interaction_opened":
+      case "compaction_started":
         return;
       default: {
         const never: never = entry;
@@ -266,7 +267,10 @@ export class HistoryModel {
   }
 
   #compaction(entry: CompactionEntry): void {
-    if (entry.status === "failed" && entry.trigger !== "manual") this.#failedInARow++;
+    // A record written because the operation was stopped says nothing about its summary.
+    if (entry.status === "failed" && entry.trigger !== "manual" && !entry.interrupted) {
+      this.#failedInARow++;
+    }
     if (entry.status !== "compacted" || entry.cutSeq === undefined) return;
     this.#failedInARow = 0;
     let fromExchange = this.#exchanges.length;

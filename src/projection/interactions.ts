@@ -31,6 +31,8 @@ export interface InteractionState {
   resolvedAt?: string;
   /** The run that carries on with the answer. */
   resolvedForRun?: string;
+  /** Journal position of the resolution (orders it against other resolutions of the turn). */
+  resolvedSeq?: number;
 }
 
 /** What readers of the interactions may use. */
@@ -54,6 +56,7 @@ export class Interactions {
         if (!state) return;
         state.resolution = entry.resolution;
         state.resolvedAt = entry.at;
+        state.resolvedSeq = entry.seq;
         if (entry.runId) state.resolvedForRun = entry.runId;
         return;
       }

@@ -65,6 +65,7 @@ export class OpenCalls {
         for (const result of entry.results) this.#calls.delete(result.callId);
         return;
       case "compaction":
+      case "compaction_started":
       case "child_events":
       case "interaction_opened":
       case "interaction_resolved":

@@ -16,6 +16,7 @@ import type {
 } from "../journal/entries.ts";
 import { type InteractionsReader, publicInteraction } from "./interactions.ts";
 import { ASK_USER_TOOL, TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 
@@ -88,6 +89,7 @@ export class ViewModel {
         this.#turnEnded(entry);
         return this.#refreshInteractions(entry.turnId);
       case "compaction":
+      case "compaction_started":
         return; // context bookkeeping: no view item (see ContextModel)
       case "child_events":
         return; // provider messages only, never view items
@@ -278,7 +280,7 @@ export class ViewModel {
       };
       if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
       if (result.structured !== undefined && updated.tool) {
-        updated.tool.structured = result.structured;
+        updated.tool.structured = decodeStructured(result.structured, result.structuredTypes);
       }
       if (result.activity) updated.tool!.activity = structuredClone(result.activity);
       this.#itemSeq.set(updated.id, entry.seq);

@@ -67,7 +67,7 @@ export interface ThreadItem {
     output?: string;
     /** The full output is kept as this artifact (the model saw a bounded head and tail). */
     artifactId?: string;
-    /** The handler's `structured` value as stored (JSON). */
+    /** The handler's `structured` value, decoded: Date, Map, Set, BigInt, undefined read back as returned. */
     structured?: unknown;
     /** Display facts the tool returned (`ToolResult.activity`), validated and bounded. */
     activity?: ToolActivity;
@@ -189,23 +189,32 @@ export interface ContextFigures {
   /** The latest usage the provider reported. */
   confirmed?: Usage;
   /** Usage summed over every committed step and summary request; the four counts are disjoint. */
-  totals: {
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-  };
+  totals: UsageTotals;
   /** One record per compaction operation, in operation order. */
-  compactions: {
-    operationId: string;
-    status: "compacted" | "noop" | "failed";
-    /** What started it: the threshold, a provider overflow, or `compact`. */
-    trigger: "threshold" | "overflow" | "manual";
-    /** Why a `failed` or `noop` operation installed nothing: numbers, never prompt text. */
-    reason?: string;
-    tokensBefore?: number;
-    tokensAfter?: number;
-  }[];
+  compactions: CompactionRecord[];
+}
+
+/** Usage summed by kind; the four counts are disjoint. */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** One compaction operation as `context().compactions` lists it. */
+export interface CompactionRecord {
+  operationId: string;
+  /** `compacted` installed a checkpoint; `failed` and `noop` changed nothing. */
+  status: "compacted" | "noop" | "failed";
+  /** What started it: the threshold, a provider overflow, or `compact`. */
+  trigger: "threshold" | "overflow" | "manual";
+  /** The request estimate before the operation. */
+  tokensBefore?: number;
+  /** The request estimate after it (`compacted` only). */
+  tokensAfter?: number;
+  /** Why a `failed` or `noop` operation installed nothing: numbers, never prompt text. */
+  reason?: string;
 }
 
 /** A tool output kept whole because the model saw it shortened. */

@@ -8,6 +8,7 @@
 import type { Agent } from "../config/agent.ts";
 import type { SupplementalContext } from "../journal/entries.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
+import { REDACTED } from "../projection/answers_message.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
 export interface PartialStep {
@@ -24,8 +25,8 @@ export class ActiveRun {
   readonly runId: string;
   /** The turn's agent. */
   readonly agent: Agent;
-  /** A compaction-only turn (manual `compact`). */
-  readonly compaction: boolean;
+  /** The operation of a compaction-only turn (manual `compact`), started at its admission. */
+  readonly compaction?: string;
   /** Context for this turn's requests only; memory only. */
   readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */
@@ -44,25 +45,26 @@ export class ActiveRun {
   #steers = 0;
   // Secret answers live here only: in the memory of the run that `respond` resumed.
   readonly #secrets = new Map<string, ProviderMessage>();
+  readonly #secretValues = new Set<string>();
 
   /**
    * @param turnId the admitted turn
    * @param runId the run's id
    * @param agent the turn's agent
    * @param supplementalContext context for this turn's requests only
-   * @param compaction whether the turn only compacts
+   * @param compaction the operation, when the turn only compacts
    */
   constructor(
     turnId: string,
     runId: string,
     agent: Agent,
     supplementalContext?: readonly SupplementalContext[],
-    compaction = false,
+    compaction?: string,
   ) {
     this.turnId = turnId;
     this.runId = runId;
     this.agent = agent;
-    this.compaction = compaction;
+    if (compaction !== undefined) this.compaction = compaction;
     if (supplementalContext?.length) this.supplementalContext = supplementalContext;
     this.done = new Promise((resolve) => (this.#finished = resolve));
     this.providerSignal = this.#providerAbort.signal;
@@ -137,9 +139,26 @@ export class ActiveRun {
     this.#stepAbort?.abort(new DOMException("Steered", "AbortError"));
   }
 
-  /** The answers message with its secret values, for this run's requests only. */
-  addSecret(interactionId: string, message: ProviderMessage): void {
+  /**
+   * The answers message with its secret values, for this run's requests only.
+   * `values` are the raw secrets, kept so {@link redact} can keep them out of
+   * what this run records or reports (a provider error may echo a request).
+   */
+  addSecret(interactionId: string, message: ProviderMessage, values: readonly string[]): void {
     this.#secrets.set(interactionId, message);
+    for (const value of values) if (value !== "") this.#secretValues.add(value);
+  }
+
+  /** `text` with every secret value this run holds replaced by the redaction marker. */
+  redact(text: string): string {
+    let out = text;
+    for (const value of this.#secretValues) out = out.split(value).join(REDACTED);
+    return out;
+  }
+
+  /** Whether this run holds secret values (so its reports need {@link redact}). */
+  get holdsSecrets(): boolean {
+    return this.#secretValues.size > 0;
   }
 
   /** Secret-bearing replacements of answers messages, by interaction id. */

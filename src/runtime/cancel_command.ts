@@ -9,6 +9,7 @@ import { claimOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { viewCommand } from "./thread_command.ts";
 import { planSettlement } from "./settle_turn.ts";
+import { observeStopped } from "./unfinished_compactions.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import type { ActiveRun } from "./active_run.ts";
 
@@ -22,7 +23,7 @@ export async function cancel(
     threadId: string;
     requestKey: string;
     mode?: "immediate" | "graceful";
-    /** Accepted now; child threads arrive with sub-agents. */
+    /** Handled by the service, which then stops every descendant (see subagents/cascade.ts). */
     includeDescendants?: boolean;
   },
 ): Promise<{ view: ThreadView }> {
@@ -55,6 +56,7 @@ export async function cancel(
       actor.stopFailed();
       throw error;
     }
+    observeStopped(ctx.runs.observe, threadId, change?.entries);
     // Only now, with the stop committed, is the run told to stop: it can write nothing more.
     actor.stopSettled(run, "The turn was cancelled");
   });

@@ -8,11 +8,12 @@
  * `noop` when nothing was. Below the target that is the explicit no-op of
  * the contract. A compaction that was tried and installed nothing (its
  * summary request failed, the summary was empty or saved nothing that fits,
- * or the turn was cancelled) changes nothing either, so it also answers
- * `noop`, the only other outcome the contract has; `compaction` (the
- * operation's record, `status: "failed"` with its reason) tells it apart,
- * as do the failed compaction turn in the view and the `compaction` event.
- * Replays of the key answer the same. A new key tries again.
+ * or the turn was cancelled or its process stopped) changes nothing either,
+ * so it also answers `noop`, the only other outcome the contract has;
+ * `compaction` (the operation's record, `status: "failed"` with its reason)
+ * tells it apart, as does the compaction turn in the view. The operation is
+ * started in the turn's admission commit, so however the turn ends it has
+ * its one record. Replays of the key answer the same. A new key tries again.
  *
  * @module
  */
@@ -38,7 +39,8 @@ export interface CompactResult {
   /**
    * The operation's record, as `context().compactions` lists it: `failed`
    * (with its reason) tells a compaction that installed nothing from a
-   * no-op. Absent when the compaction turn was stopped before it finished.
+   * no-op. Absent only for a key claimed by an earlier release, which
+   * recorded no operation id.
    */
   compaction?: CompactionRecord;
   view: ThreadView;
@@ -72,9 +74,10 @@ export async function compact(
       const agent = staticAgent ?? prepared.agent;
       actor.knowAgent(agent);
       const budget = budgetOf(agent);
-      const estimate = projectRequest(agent, actor.history).estimate;
+      const projection = projectRequest(agent, actor.history);
+      const estimate = projection.estimate;
+      const operationId = newId("compaction");
       if (!budget || estimate < budget.target) {
-        const operationId = newId("compaction");
         const noop: NewEntry = {
           kind: "compaction",
           turnId: actor.record.lastTurn?.turnId ?? "",
@@ -96,11 +99,11 @@ export async function compact(
       ctx.gate.assertExecutable("compact");
       const run = await admitTurn(ctx.runs, actor, {
         requestKey,
-        compaction: true,
-        claim: (turnId) => claimOf(key, { turnId }),
+        compaction: { operationId, tokensBefore: projection.projected },
+        claim: (turnId) => claimOf(key, { turnId, operationId }),
       }, prepared);
       driveRuns(actor, run, ctx.runs);
-      return { turnId: run.turnId };
+      return { turnId: run.turnId, operationId };
     },
   });
   const actor = await ctx.actors.get(threadId);
@@ -113,7 +116,10 @@ export async function compact(
     return withRecord({ outcome: "noop", view: fresh.snapshot() }, record);
   }
   await settled(actor, started.turnId);
-  const record = actor.contextReader.recordOfTurn(started.turnId);
+  // Keys claimed by earlier releases name the turn only.
+  const record = started.operationId === undefined
+    ? actor.contextReader.recordOfTurn(started.turnId)
+    : actor.contextReader.record(started.operationId);
   const outcome = record?.status === "compacted" ? "compacted" : "noop";
   return withRecord({ outcome, view: actor.snapshot() }, record);
 }

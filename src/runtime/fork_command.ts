@@ -9,6 +9,7 @@ import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { Entry, NewEntry, TurnOutcome } from "../journal/entries.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
+import { ContextModel } from "../projection/context_model.ts";
 import { OpenCalls, settleOpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, commandKey, replayOf } from "./request_keys.ts";
@@ -17,6 +18,7 @@ import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { inheritedTitle } from "./titles.ts";
+import { STOPPED, stoppedRecord } from "./unfinished_compactions.ts";
 
 /** Forks a thread at an item (default: its end). */
 export async function fork(
@@ -89,17 +91,20 @@ function cutSeq(source: ThreadActor, atItemId: string | undefined): number {
 
 /**
  * Entries the fork writes itself: when the cut falls inside a turn, that
- * turn's open calls are settled and the turn reads `interrupted`.
+ * turn's open calls are settled, a compaction it was running gets its
+ * `failed` record, and the turn reads `interrupted`.
  */
 function settleCut(entries: Entry[], at: string, cut: number): {
   own: Entry[];
   lastTurn?: ThreadRecord["lastTurn"];
 } {
   const open = new OpenCalls();
+  const context = new ContextModel();
   let active: { turnId: string; runId: string } | undefined;
   let lastTurn: ThreadRecord["lastTurn"];
   for (const entry of entries) {
     open.apply(entry);
+    context.apply(entry);
     if (entry.kind === "turn_started") {
       active = { turnId: entry.turnId, runId: entry.runId };
       // A compaction-only turn has nothing to retry.
@@ -121,6 +126,9 @@ function settleCut(entries: Entry[], at: string, cut: number): {
   const { results, unknown } = settleOpenCalls(calls);
   if (results.length > 0) {
     pending.push({ kind: "tool_results", turnId: active.turnId, runId: calls[0].runId, results });
+  }
+  for (const started of context.unfinished(active.turnId)) {
+    pending.push(stoppedRecord(started, STOPPED.forked));
   }
   const outcome: TurnOutcome = "interrupted";
   pending.push({

@@ -18,7 +18,8 @@ import { ActiveRun } from "./active_run.ts";
 import { driveRuns } from "./run_driver.ts";
 import { claimOf, commandKey, replayOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
-import { settleOrphan } from "./settle_turn.ts";
+import { secretAnswersOf, secretRunOf } from "./secret_delivery.ts";
+import { reaskEntries, settleOrphan } from "./settle_turn.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
@@ -46,11 +47,20 @@ export async function respond(
       ctx.assertOpen();
       actor.assertLive();
       if (!actor.run) await actor.sync();
-      await settleOrphan(actor);
+      // A deferred host leaves a turn the previous process left unfinished as it is:
+      // `activate()` settles it, or `prepareRestore()` stops it as `restored_turn`.
+      const leftover = ctx.gate.deferred && actor.abandoned;
+      if (!leftover) await settleOrphan(actor);
       const state = actor.interactions.get(interactionId);
       if (!state) {
+        // The key's fingerprint names its interaction: one that answered another is not a replay.
         const prior = await ctx.journal.request(threadId, requestKey);
-        if (prior?.op === "respond") return { view: actor.snapshot() };
+        if (prior?.op === "respond") {
+          throw new FloretError(
+            "request_conflict",
+            `Request key was already used to answer another interaction: ${requestKey}`,
+          );
+        }
         throw new FloretError("interaction_not_found", `No interaction with id: ${interactionId}`);
       }
       const { resolution, secrets } = resolutionOf(state, command);
@@ -65,6 +75,7 @@ export async function respond(
           `Interaction ${interactionId} was already resolved differently`,
         );
       }
+      if (leftover) ctx.gate.assertExecutable("respond to a turn left unfinished");
       return await commitResolution(ctx, actor, state, resolution, secrets, claimOf(key));
     })
   );
@@ -174,7 +185,13 @@ async function commitResolution(
     : undefined;
   let admitted: ActiveRun | undefined;
   let next: ThreadRecord | null = null;
-  if (record.waiting?.turnId === state.turnId && !record.active && wakes(actor, state)) {
+  const waking = record.waiting?.turnId === state.turnId && !record.active && wakes(actor, state);
+  // Secret answers given while no run was alive, and lost with the process before any run got
+  // them: the run about to start would send a redaction marker instead, so they are asked again
+  // (the turn keeps waiting) rather than the run starting without them.
+  const lost = waking ? heldSecretsLost(actor, state) : [];
+  if (lost.length > 0) entries.push(...reaskEntries(state.turnId, record.waiting!.runId, lost));
+  if (waking && lost.length === 0) {
     // A deferred host records nothing that would start a run (the key stays unused).
     ctx.gate.assertExecutable("respond would start a run");
     const runId = newId("run");
@@ -197,8 +214,9 @@ async function commitResolution(
       role: "user" as const,
       text: answersText(state.questions ?? [], answers, secrets),
     };
-    if (carrier) carrier.addSecret(state.id, message);
-    else actor.holdSecret(state.turnId, state.id, message);
+    const values = [...secrets.values()];
+    if (carrier) carrier.addSecret(state.id, message, values);
+    else actor.holdSecret(state.turnId, state.id, message, values);
   }
   if (ctx.runs.observing) {
     ctx.runs.observe({
@@ -229,6 +247,19 @@ function wakes(actor: ThreadActor, state: InteractionState): boolean {
   const otherPending = actor.interactions.pendingOf(state.turnId).filter((other) =>
     other.id !== state.id
   );
-  const open = actor.openCalls.list().filter((call) => call.callId !== state.callId);
+  // An approved call still waiting for its dispatch is work for the run this starts.
+  const open = actor.openCalls.list().filter((call) =>
+    call.callId !== state.callId &&
+    actor.interactions.ofCall(state.turnId, call.callId)?.resolution?.type !== "decision"
+  );
   return otherPending.length === 0 && open.length === 0;
+}
+
+/** Answered questions of `state`'s turn whose secrets no run received and this process lost. */
+function heldSecretsLost(actor: ThreadActor, state: InteractionState): InteractionState[] {
+  const all = actor.interactions.all();
+  return secretAnswersOf(all, state.turnId).filter((other) =>
+    other.id !== state.id && secretRunOf(all, other) === undefined &&
+    !actor.holdsSecret(other.id)
+  );
 }

@@ -14,6 +14,7 @@ import { Publisher } from "./publisher.ts";
 import { planRecovery } from "./settle_turn.ts";
 import { retryStale } from "./stale_retry.ts";
 import { ThreadActor } from "./thread_actor.ts";
+import { observeStopped } from "./unfinished_compactions.ts";
 import type { Ownership } from "./ownership.ts";
 
 /**
@@ -43,6 +44,7 @@ export async function recoverThreads(
         return undefined;
       }
       await actor.commit(change);
+      observeStopped(observe, threadId, change.entries);
       return active;
     });
     if (!active) continue;

@@ -40,8 +40,10 @@ async function driveRun(
   try {
     const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };
     const agent = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
-    if (run.compaction) await runGuarded(host, (h) => runCompactionTurn(agent, h, ids));
-    else await runTurn(agent, host, ids);
+    const operationId = run.compaction;
+    if (operationId !== undefined) {
+      await runGuarded(host, (h) => runCompactionTurn(agent, h, { ...ids, operationId }));
+    } else await runTurn(agent, host, ids);
   } catch (error) {
     // Only a failed commit gets here (runTurn and runGuarded turn anything
     // else into a turn failure): the store did not answer, so the turn may still be

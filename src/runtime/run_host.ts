@@ -207,7 +207,12 @@ export class ThreadRunHost implements RunHost {
   }
 
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean> {
-    return this.#owned(() => this.#end([], outcome, failure));
+    // A failure message may quote a provider's error, which may echo the request: no secret
+    // answer of this run reaches the journal through it.
+    const recorded = failure && this.#run.holdsSecrets
+      ? { ...failure, message: this.#run.redact(failure.message) }
+      : failure;
+    return this.#owned(() => this.#end([], outcome, recorded));
   }
 
   batchStarted(batch: Promise<unknown>): void {
@@ -238,7 +243,9 @@ export class ThreadRunHost implements RunHost {
     if (!this.observing) return;
     const { turnId, runId } = this.#run;
     const at = new Date().toISOString();
-    this.#deps.observe({ type, threadId: this.#actor.threadId, turnId, runId, at, ...detail });
+    const run = this.#run;
+    const shown = run.holdsSecrets ? redactStrings(detail, (text) => run.redact(text)) : detail;
+    this.#deps.observe({ type, threadId: this.#actor.threadId, turnId, runId, at, ...shown });
   }
 
   newId(prefix: string): string {
@@ -276,4 +283,16 @@ export class ThreadRunHost implements RunHost {
       })
     );
   }
+}
+
+/** `detail` with `redact` applied to each string field (events are flat: ids, counts, messages). */
+function redactStrings(
+  detail: Record<string, unknown>,
+  redact: (text: string) => string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(detail)) {
+    out[key] = typeof value === "string" ? redact(value) : value;
+  }
+  return out;
 }

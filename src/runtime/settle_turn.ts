@@ -13,6 +13,8 @@ import type { ThreadRecord } from "../journal/thread_record.ts";
 import { newId } from "../identity/ids.ts";
 import type { ActorChange, ThreadActor } from "./thread_actor.ts";
 import { planTurnEnd } from "./turn_end.ts";
+import { secretAnswersOf, secretRunOf } from "./secret_delivery.ts";
+import { STOPPED, unfinishedCompactions } from "./unfinished_compactions.ts";
 
 /**
  * Settles a turn that is active in the journal but whose run is gone: it
@@ -74,6 +76,7 @@ export function planSettlement(
   if (results.length > 0) {
     entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
   }
+  entries.push(...unfinishedCompactions(actor, active.turnId, STOPPED[clean]));
   let outcome: TurnOutcome = clean === "restored" ? "interrupted" : clean;
   let failure: TurnFailure | undefined;
   if (clean === "restored") {
@@ -112,7 +115,7 @@ export function planSettlement(
 export function planRecovery(actor: ThreadActor): ActorChange | undefined {
   const active = actor.record.active;
   if (!active) return planSettlement(actor, "interrupted");
-  const lost = lostSecrets(actor, active.turnId);
+  const lost = lostSecrets(actor, active.turnId, active.runId);
   const open = actor.openCalls.list();
   const { results, unknown } = settleOpenCalls(open);
   if (lost.length === 0 || unknown) return planSettlement(actor, "interrupted");
@@ -120,17 +123,8 @@ export function planRecovery(actor: ThreadActor): ActorChange | undefined {
   if (results.length > 0) {
     entries.push({ kind: "tool_results", turnId: active.turnId, runId: open[0].runId, results });
   }
-  for (const state of lost) {
-    entries.push({
-      kind: "interaction_opened",
-      turnId: active.turnId,
-      runId: active.runId,
-      interactionId: newId("interaction"),
-      interaction: "input",
-      questions: (state.questions ?? []).filter((question) => question.secret),
-      reaskOf: state.id,
-    });
-  }
+  entries.push(...unfinishedCompactions(actor, active.turnId, STOPPED.interrupted));
+  entries.push(...reaskEntries(active.turnId, active.runId, lost));
   const record: ThreadRecord = {
     ...actor.record,
     status: "waiting",
@@ -141,12 +135,38 @@ export function planRecovery(actor: ThreadActor): ActorChange | undefined {
   return { record, entries };
 }
 
-/** Answered questions of the turn whose secret answers are gone and that were not asked again yet. */
-function lostSecrets(actor: ThreadActor, turnId: string): InteractionState[] {
-  const all = actor.interactions.all().filter((state) => state.turnId === turnId);
-  const reasked = new Set(all.map((state) => state.reaskOf).filter((id) => id !== undefined));
-  return all.filter((state) =>
-    state.resolution?.type === "answers" && state.resolution.redacted.length > 0 &&
-    !reasked.has(state.id)
-  );
+/**
+ * Answered questions of the turn whose secret answers went with the dead run
+ * `runId`, or never reached a run; one whose run ended normally is not lost.
+ */
+function lostSecrets(actor: ThreadActor, turnId: string, runId: string): InteractionState[] {
+  const all = actor.interactions.all();
+  return secretAnswersOf(all, turnId).filter((state) => {
+    const run = secretRunOf(all, state);
+    return run === undefined || run === runId;
+  });
+}
+
+/**
+ * Re-asks, as new pending input interactions, the secret questions of `lost`.
+ *
+ * @param turnId the waiting turn
+ * @param runId the run the new interactions are recorded under
+ * @param lost answered questions whose secret answers are gone
+ * @returns the `interaction_opened` entries
+ */
+export function reaskEntries(
+  turnId: string,
+  runId: string,
+  lost: readonly InteractionState[],
+): NewEntry[] {
+  return lost.map((state) => ({
+    kind: "interaction_opened",
+    turnId,
+    runId,
+    interactionId: newId("interaction"),
+    interaction: "input",
+    questions: (state.questions ?? []).filter((question) => question.secret),
+    reaskOf: state.id,
+  }));
 }

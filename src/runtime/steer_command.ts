@@ -16,7 +16,8 @@ import { viewCommand } from "./thread_command.ts";
 /**
  * Adds a steering message to the open turn.
  *
- * @throws {FloretError} `invalid_input` when no turn is under way (use `send`)
+ * @throws {FloretError} `invalid_input` when no turn is under way (use `send`);
+ *   `execution_deferred` for a turn left unfinished, on a host not yet activated
  */
 export function steer(
   ctx: ServiceContext,
@@ -24,6 +25,11 @@ export function steer(
 ): Promise<{ view: ThreadView }> {
   const { threadId, text } = command;
   return viewCommand(ctx, command, "steer", { text }, async (actor, key) => {
+    // On a deferred host a turn the previous process left is not settled here (activate or
+    // prepareRestore does that), and steering it would join a turn that never runs on.
+    if (ctx.gate.deferred && actor.abandoned) {
+      ctx.gate.assertExecutable("steer a turn left unfinished");
+    }
     await settleOrphan(actor);
     const turn = actor.record.active ?? actor.record.waiting;
     if (!turn) {

@@ -72,7 +72,10 @@ export class ThreadActor {
   // Supplemental context of queued sends, by queue id: never stored, so lost with the process.
   readonly #queuedSupplemental = new Map<string, SupplementalContext[]>();
   // Secret answers given while no run of their turn was alive: memory only, for the next run.
-  readonly #heldSecrets = new Map<string, { turnId: string; message: ProviderMessage }>();
+  readonly #heldSecrets = new Map<
+    string,
+    { turnId: string; message: ProviderMessage; values: readonly string[] }
+  >();
 
   private constructor(
     threadId: string,
@@ -275,14 +278,24 @@ export class ThreadActor {
   }
 
   /** Keeps a secret-bearing answers message until a run of its turn starts here. */
-  holdSecret(turnId: string, interactionId: string, message: ProviderMessage): void {
-    this.#heldSecrets.set(interactionId, { turnId, message });
+  holdSecret(
+    turnId: string,
+    interactionId: string,
+    message: ProviderMessage,
+    values: readonly string[],
+  ): void {
+    this.#heldSecrets.set(interactionId, { turnId, message, values });
+  }
+
+  /** Whether this process holds the secret answers of interaction `interactionId` for a next run. */
+  holdsSecret(interactionId: string): boolean {
+    return this.#heldSecrets.has(interactionId);
   }
 
   /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
   #handSecrets(run: ActiveRun): void {
     for (const [interactionId, held] of this.#heldSecrets) {
-      if (held.turnId === run.turnId) run.addSecret(interactionId, held.message);
+      if (held.turnId === run.turnId) run.addSecret(interactionId, held.message, held.values);
     }
     this.#heldSecrets.clear();
   }

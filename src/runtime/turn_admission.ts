@@ -39,8 +39,11 @@ export interface Admission {
   input?: AdmittedInput;
   /** Memory only: handed to the run, never written to the store. */
   supplementalContext?: SupplementalContext[];
-  /** A compaction-only turn (manual `compact`). */
-  compaction?: boolean;
+  /**
+   * A compaction-only turn (manual `compact`): its operation, started in the
+   * admission's commit so that however the turn ends, the operation has a record.
+   */
+  compaction?: { operationId: string; tokensBefore: number };
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
   /** The queued input this turn takes: it leaves the queue in the same commit. */
   queueId?: string;
@@ -112,11 +115,22 @@ export async function admitTurn(
     requestKey: admission.requestKey,
   };
   if (admission.input) started.input = admission.input;
-  if (admission.compaction) started.compaction = true;
   if (admission.retryOf) started.retryOf = admission.retryOf;
   // Ends of turns committed with it add no items, so the count is the one before the turn.
   started.ordinal = actor.view.settledCount;
   const before = admission.after?.(actor.record);
+  const entries: NewEntry[] = [...before?.entries ?? [], started];
+  if (admission.compaction) {
+    started.compaction = true;
+    entries.push({
+      kind: "compaction_started",
+      turnId,
+      runId,
+      operationId: admission.compaction.operationId,
+      trigger: "manual",
+      tokensBefore: admission.compaction.tokensBefore,
+    });
+  }
   const base = before?.record ?? actor.record;
   // The first accepted message brings the fallback title (and a title claim) in this commit.
   const titled = firstMessageTitle(base, admission.input, agent, actor.ownership.hostId);
@@ -132,7 +146,7 @@ export async function admitTurn(
   };
   await actor.commit({
     record,
-    entries: before ? [...before.entries, started] : [started],
+    entries,
     request: admission.claim?.(turnId),
     set: titled.claim === undefined
       ? undefined
@@ -143,7 +157,7 @@ export async function admitTurn(
     runId,
     agent,
     admission.supplementalContext,
-    admission.compaction,
+    admission.compaction?.operationId,
   );
   if (admission.queueId !== undefined) actor.dropQueuedSupplemental(admission.queueId);
   actor.beginRun(run);

@@ -10,6 +10,7 @@ import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { ActiveRun } from "./active_run.ts";
 import type { ThreadActor } from "./thread_actor.ts";
+import { STOPPED, unfinishedCompactions } from "./unfinished_compactions.ts";
 import {
   admitTurn,
   type AgentResolver,
@@ -73,9 +74,11 @@ export async function endTurn(
   entries: NewEntry[],
   onHandOverFailed: (error: unknown) => void,
 ): Promise<ActiveRun | undefined> {
+  // A run that ends its turn while a compaction is open (it failed inside it) records it.
+  const stopped = unfinishedCompactions(actor, end.turnId, STOPPED.ended);
   const ending = (record: ThreadRecord): { record: ThreadRecord; entries: NewEntry[] } => {
     const planned = planTurnEnd(record, end);
-    return { record: planned.record, entries: [...entries, ...planned.entries] };
+    return { record: planned.record, entries: [...entries, ...stopped, ...planned.entries] };
   };
   const queued = end.outcome === "completed" ? actor.record.queue[0] : undefined;
   let next: PreparedTurn | undefined;

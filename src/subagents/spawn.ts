@@ -16,6 +16,7 @@ import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, commandKey, replayOf } from "../runtime/request_keys.ts";
 import type { ServiceContext } from "../runtime/service_context.ts";
 import { retryStale, StaleThreadError } from "../runtime/stale_retry.ts";
+import { hostTitle } from "../runtime/titles.ts";
 import { send } from "../runtime/turn_commands.ts";
 import { orphanedChild } from "./adopt.ts";
 
@@ -97,7 +98,8 @@ export async function spawnChild(
       status: "idle",
       queue: [],
     };
-    if (request.title !== undefined) record.title = request.title;
+    // The spawn's title is the child's host title: `ready`, generation 1, as at `create`.
+    if (request.title !== undefined) Object.assign(record, hostTitle(record, request.title));
     const version = await ctx.journal.commit({
       expected: null,
       record,

@@ -11,7 +11,8 @@ import {
   openHost,
   type TokenCounter,
 } from "@floret/engine";
-import { contextGateway } from "./context_gateway.ts";
+import assert from "node:assert/strict";
+import { contextGateway, words } from "./context_gateway.ts";
 
 /** The agent's system prompt, which marks ordinary requests. */
 export const CONTEXT_SYSTEM = "You are a careful assistant.";
@@ -63,4 +64,17 @@ export async function setup(
     return await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
   };
   return { gateway, host, threads, threadId, say, store, agent };
+}
+
+/** A thread whose estimate sits between the target (7,200) and the hard limit (7,920). */
+export async function fullThread(options: Parameters<typeof setup>[0] = {}) {
+  const e = await setup(options);
+  // Each "longN " costs 1.5 rough tokens: about 4,500 + 2,925 tokens of answers.
+  e.gateway.answers.push({ text: words(3000, "long") }, { text: words(1950, "more") });
+  await e.say("HEAD-MARKER first question");
+  await e.say("write a lot");
+  assert.equal(e.gateway.summaries.length, 0);
+  const { estimateTokens } = await e.threads.context(e.threadId);
+  assert.ok(estimateTokens >= 7200 && estimateTokens < 7700, `estimate ${estimateTokens}`);
+  return e;
 }

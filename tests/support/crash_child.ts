@@ -14,6 +14,8 @@
 //           prints `TICK <json>`; the parent kills at some tick
 //   flood   turn 1 hangs while sends are queued one after another, without end
 //   summary turn 1 reports usage over the compaction threshold; turn 2's summary request hangs
+//   compact two turns answer at length in an 8,000-token window; a manual `compact`
+//           (key "compact-1") runs and its summary request hangs
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { defineAgent, defineTool, openHost } from "@floret/engine";
@@ -123,6 +125,12 @@ switch (scenario) {
     steps = [{ text: "First answer.", usage: { inputTokens: 120_000 } }, { hang: true }];
     hooks = { onStart: (n) => n === 2 && reach({}) };
     break;
+  case "compact":
+    // About 8,000 rough tokens of answers: over the 7,200-token target of an 8,000-token
+    // window, while each turn's own request stays under it.
+    steps = [{ text: "long ".repeat(3_500) }, { text: "more ".repeat(2_200) }, { hang: true }];
+    hooks = { onStart: (n) => n === 3 && reach({}) };
+    break;
   default:
     throw new Error(`Unknown scenario: ${scenario}`);
 }
@@ -130,6 +138,7 @@ switch (scenario) {
 const agent = defineAgent({
   id: "crash-child",
   systemPrompt: "Crash test.",
+  ...(scenario === "compact" ? { context: { windowTokens: 8_000 } } : {}),
   gateway: watched(scriptedGateway(steps), hooks),
   tools: [
     sideEffect("append_line", "write", true),
@@ -174,6 +183,14 @@ if (scenario === "queue") {
   emit("READY", { threadId, exhausted: true });
 } else if (scenario === "loop") {
   await send("send-1", "go");
+} else if (scenario === "compact") {
+  await send("send-1", "first");
+  await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+  await send("send-2", "second");
+  await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+  // Settles only after the crash: the parent replays the key on the reopened file.
+  void threads.compact({ threadId, requestKey: "compact-1" });
+  emit("READY", { threadId, ...await reached });
 } else if (scenario === "summary") {
   await send("send-1", "first");
   await threads.waitForIdle(threadId, { timeoutMs: 10_000 });

@@ -42,7 +42,7 @@ export interface ApiEngine extends TestEngine {
 /** Opens an engine (one thread created) and serves it. */
 export async function apiEngine(
   steps: ScriptStep[],
-  options: Parameters<typeof engine>[1] & { basePath?: string } = {},
+  options: Parameters<typeof engine>[1] & { basePath?: string; turnControl?: boolean } = {},
 ): Promise<ApiEngine> {
   const e = await engine(steps, options);
   const calls: string[] = [];
@@ -50,6 +50,7 @@ export async function apiEngine(
   const verdict: { value: boolean | "throw" } = { value: true };
   const app = threadApi(spyService(e.threads, calls), {
     basePath: options.basePath,
+    turnControl: options.turnControl,
     authorize: (check) => {
       checks.push(check);
       if (verdict.value === "throw") throw new Error("authorize failed: secret-token-123");

@@ -10,7 +10,12 @@ import type { Agent } from "../../config/agent.ts";
 import type { ContextBudget } from "../../context/budget.ts";
 import { checkpointText } from "../../context/checkpoint_message.ts";
 import type { TokenCounter } from "../../context/token_counter.ts";
-import type { CompactionEntry, CompactionTrigger, TurnFailure } from "../../journal/entries.ts";
+import type {
+  CompactionEntry,
+  CompactionStartedEntry,
+  CompactionTrigger,
+  TurnFailure,
+} from "../../journal/entries.ts";
 import type { HistoryMessage } from "../../projection/history_model.ts";
 import type { Usage } from "../../provider/gateway.ts";
 import { ProviderError } from "../../provider/provider_error.ts";
@@ -26,13 +31,21 @@ import {
 
 /** A compaction record before the journal numbers it. */
 export type NewCompaction = Omit<CompactionEntry, "seq" | "at">;
+/** The start of a compaction before the journal numbers it. */
+export type NewCompactionStart = Omit<CompactionStartedEntry, "seq" | "at">;
 
 /** What a compaction needs from its caller. */
 export interface CompactionDeps {
   agent: Agent;
   budget: ContextBudget;
-  /** Aborts the summary request; an abort installs and records nothing. */
+  /** Aborts the summary request; an abort installs nothing (whoever stopped the turn records it). */
   signal: AbortSignal;
+  /**
+   * Commits the start of the operation, before its first summary request,
+   * so a cancel or a crash during that request still leaves its record;
+   * `false` once the run lost the thread.
+   */
+  begin(start: NewCompactionStart): Promise<boolean>;
   observe(type: string, detail: Record<string, unknown>): void;
   newId(prefix: string): string;
 }
@@ -67,23 +80,26 @@ const SUMMARY_REQUEST_MARGIN_TOKENS = 128;
  * @param deps agent, budget, signal and observation
  * @param projection the request as it would be sent now
  * @param current the current user input (kept verbatim)
- * @param record the turn and run the record belongs to, and what triggered it
- * @returns the record: `compacted` (install it), `failed`, or `noop` when nothing can be summarised
+ * @param record the turn and run the record belongs to, and what triggered it; with
+ *   `operationId`, the operation whose start is already committed (a compaction-only
+ *   turn's admission), else a new one, begun just before its first summary request
+ * @returns the record: `compacted` (install it), `failed`, or `noop` when nothing can be
+ *   summarised; `undefined` when the run lost the thread before the summary request
  * @throws the signal's reason when aborted
  */
 export async function compactContext(
   deps: CompactionDeps,
   projection: Projection,
   current: HistoryMessage | undefined,
-  record: { turnId: string; runId?: string; trigger: CompactionTrigger },
-): Promise<NewCompaction> {
+  record: { turnId: string; runId?: string; trigger: CompactionTrigger; operationId?: string },
+): Promise<NewCompaction | undefined> {
   const { agent, budget } = deps;
   // The engine's best figure for the request: raised by confirmed usage when that is more.
   const tokensBefore = projection.projected;
   const entry: NewCompaction = {
     kind: "compaction",
     turnId: record.turnId,
-    operationId: deps.newId("compaction"),
+    operationId: record.operationId ?? deps.newId("compaction"),
     trigger: record.trigger,
     status: "failed",
     tokensBefore,
@@ -102,6 +118,16 @@ export async function compactContext(
       reason: "Nothing before the current input can be summarised",
     };
   }
+
+  const start: NewCompactionStart = {
+    kind: "compaction_started",
+    turnId: entry.turnId,
+    operationId: entry.operationId,
+    trigger: entry.trigger,
+    tokensBefore,
+  };
+  if (entry.runId) start.runId = entry.runId;
+  if (record.operationId === undefined && !await deps.begin(start)) return undefined;
 
   const batches = planBatches(plan.head, budget, counter);
   let summary: string | undefined;

@@ -8,22 +8,22 @@
  */
 import type { Agent } from "../../config/agent.ts";
 import { budgetOf } from "../../context/budget.ts";
-import { compactionEvent } from "../context_guard.ts";
 import { projectRequest } from "../request_builder.ts";
 import type { RunHost } from "../run_loop.ts";
-import { compactContext, compactionFailure } from "./compact.ts";
+import { compactionFailure } from "./compact.ts";
+import { runCompaction } from "./run_compaction.ts";
 
 /**
  * Runs one manual compaction as the turn `ids.turnId`.
  *
  * @param agent the thread's agent
  * @param host the thread's side of the run
- * @param ids the run's identity
+ * @param ids the run's identity, and the operation its admission started
  */
 export async function runCompactionTurn(
   agent: Agent,
   host: RunHost,
-  ids: { threadId: string; turnId: string; runId: string },
+  ids: { threadId: string; turnId: string; runId: string; operationId: string },
 ): Promise<void> {
   const budget = budgetOf(agent);
   if (!budget) {
@@ -36,24 +36,18 @@ export async function runCompactionTurn(
   const projection = projectRequest(agent, host.history);
   let entry;
   try {
-    entry = await compactContext(
-      {
-        agent,
-        budget,
-        signal: host.signal,
-        observe: (type, detail) => host.observe(type, detail),
-        newId: (prefix) => host.newId(prefix),
-      },
-      projection,
-      host.history.currentInput(),
-      { turnId: ids.turnId, runId: ids.runId, trigger: "manual" },
-    );
+    entry = await runCompaction(agent, host, budget, projection, {
+      turnId: ids.turnId,
+      runId: ids.runId,
+      trigger: "manual",
+      operationId: ids.operationId,
+    });
   } catch (error) {
-    if (host.signal.aborted) return; // cancelled: nothing was installed
+    // Cancelled: nothing was installed, and the cancel wrote the operation's failed record.
+    if (host.signal.aborted) return;
     throw error;
   }
-  if (!await host.commitCompaction(entry)) return;
-  host.observe("compaction", compactionEvent(entry));
+  if (!entry) return;
   if (entry.status !== "failed") await host.endTurn("completed");
   else await host.endTurn("failed", compactionFailure(entry));
 }

@@ -1,0 +1,1093 @@
+// Precise points of DESIGN §8 / §10 and issue #9 that the broader interaction
+// tests leave open: concurrent responds, what respond returns, cancel while a
+// question waits, partial text on an immediate cancel, a graceful cancel's
+// drain window, pending questions across restart, and observation events.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import {
+  defineAgent,
+  defineTool,
+  type Gateway,
+  memoryStore,
+  openHost,
+  ProviderError,
+  type ProviderEvent,
+} from "@floret/engine";
+import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
+import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
+import { overHttp } from "./support/over_http.ts";
+import {
+  contains,
+  isCode,
+  keepOpen,
+  local,
+  sendWait,
+  toolMessages,
+  tools,
+  userTexts,
+  writeTool,
+} from "./support/interactions.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const askCity: ScriptStep = {
+  toolCalls: [{
+    name: "ask_user",
+    arguments: { questions: [{ id: "city", prompt: "Which city?", options: ["Oslo", "Rome"] }] },
+  }],
+};
+
+describe("respond races and replies", () => {
+  test("two concurrent responds with different decisions: one wins, the other conflicts, the tool runs per the winner", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const id = waiting.pending[0].id;
+    const outcomes = await Promise.allSettled([
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "yes",
+        interactionId: id,
+        decision: "approve",
+      }),
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "no",
+        interactionId: id,
+        decision: "deny",
+      }),
+    ]);
+    const fulfilled = outcomes.filter((o) => o.status === "fulfilled");
+    const rejected = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+    assert.equal(fulfilled.length, 1, "exactly one resolution wins");
+    assert.equal(rejected.length, 1);
+    assert.ok(isCode("request_conflict")(rejected[0].reason), String(rejected[0].reason));
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    const approved = outcomes[0].status === "fulfilled";
+    assert.deepEqual(ran, approved ? ["a"] : []);
+    assert.equal(tools(done)[0].status, approved ? "completed" : "denied");
+    assert.equal(e.gateway.requests.length, 2, "the model is asked once more, not twice");
+    await e.host.shutdown();
+  });
+
+  test("two concurrent responds under the same key: both return, the tool runs once", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const input = {
+      threadId: e.threadId,
+      requestKey: "same",
+      interactionId: waiting.pending[0].id,
+      decision: "approve" as const,
+    };
+    const [a, b] = await Promise.all([e.threads.respond(input), e.threads.respond(input)]);
+    assert.notEqual(a.view.status, "waiting");
+    assert.notEqual(b.view.status, "waiting");
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(ran, ["a"]);
+    assert.equal(e.gateway.requests.length, 2);
+    await e.host.shutdown();
+  });
+
+  test("a request key used for one interaction cannot resolve another", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [
+          { name: "write", arguments: { line: "1" } },
+          { name: "write", arguments: { line: "2" } },
+        ],
+      },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const [first, second] = waiting.pending;
+    const partial = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "k",
+      interactionId: first.id,
+      decision: "approve",
+    });
+    // The approved call dispatches at once; the thread then waits for the other.
+    assert.deepEqual(partial.view.pending.map((p) => p.id), [second.id]);
+    const mid = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(mid.status, "waiting", "another approval is still pending");
+    assert.deepEqual(ran, ["1"]);
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "k",
+        interactionId: second.id,
+        decision: "approve",
+      }),
+      isCode("request_conflict"),
+    );
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "k",
+        interactionId: "interaction_unknown",
+        decision: "approve",
+      }),
+      isCode("request_conflict"),
+      "a used key with another interaction id is no replay",
+    );
+    const still = await e.threads.view(e.threadId);
+    assert.deepEqual(still.pending.map((p) => p.id), [second.id], "nothing written");
+    const last = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "k2",
+      interactionId: second.id,
+      decision: "approve",
+    });
+    assert.equal(last.view.status, "running", "resolving the last one admits the run");
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual([...ran].sort(), ["1", "2"]);
+    await e.host.shutdown();
+  });
+
+  test("an interaction id of another thread, or on an unknown thread, is not found there", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    const other = await e.threads.create({ requestKey: "other" });
+    await assert.rejects(
+      e.threads.respond({
+        threadId: other.threadId,
+        requestKey: "r",
+        interactionId: waiting.pending[0].id,
+        decision: "approve",
+      }),
+      isCode("interaction_not_found"),
+    );
+    await assert.rejects(
+      e.threads.respond({
+        threadId: "thread_missing",
+        requestKey: "r",
+        interactionId: waiting.pending[0].id,
+        decision: "approve",
+      }),
+      isCode("thread_not_found"),
+    );
+    assert.deepEqual(ran, []);
+    await e.host.shutdown();
+  });
+
+  test("answers naming a question twice are invalid_input and write nothing", async () => {
+    const e = await engine([askCity, { text: "ok" }]);
+    const waiting = await sendWait(e, "trip");
+    const id = waiting.pending[0].id;
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "k",
+        interactionId: id,
+        answers: [{ questionId: "city", value: "Oslo" }, { questionId: "city", value: "Rome" }],
+      }),
+      isCode("invalid_input"),
+    );
+    await assert.rejects(
+      e.threads.respond({ threadId: e.threadId, requestKey: "k", interactionId: id, answers: [] }),
+      isCode("invalid_input"),
+    );
+    const view = await e.threads.view(e.threadId);
+    assert.equal(view.viewVersion, waiting.viewVersion, "nothing written");
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "k",
+      interactionId: id,
+      answers: [{ questionId: "city", value: "Rome" }],
+    });
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    await e.host.shutdown();
+  });
+
+  test("replaying a resolved question with the same answers runs nothing; other answers conflict", async () => {
+    const e = await engine([askCity, { text: "ok" }, { text: "never" }]);
+    const waiting = await sendWait(e, "trip");
+    const id = waiting.pending[0].id;
+    const answers = [{ questionId: "city", value: "Oslo" }];
+    await e.threads.respond({ threadId: e.threadId, requestKey: "a", interactionId: id, answers });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const replay = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "b",
+      interactionId: id,
+      answers,
+    });
+    assert.equal(replay.view.status, "idle");
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "c",
+        interactionId: id,
+        answers: [{ questionId: "city", value: "Rome" }],
+      }),
+      isCode("request_conflict"),
+    );
+    assert.equal(e.gateway.requests.length, 2, "no provider request from replays");
+    await e.host.shutdown();
+  });
+});
+
+describe("items around an approval", () => {
+  test("an approved call is pending until dispatch, then running; the item keeps its resolved interaction", async () => {
+    const gate = deferred();
+    const started = deferred();
+    const slow = defineTool({
+      name: "deploy",
+      description: "d",
+      effect: "write",
+      permission: "ask",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve();
+        await gate.promise;
+        return "deployed";
+      },
+    });
+    const e = await engine([
+      { toolCalls: [{ name: "deploy", arguments: {} }] },
+      { text: "done" },
+    ], { tools: [slow] });
+    const waiting = await sendWait(e, "go");
+    const item = waiting.items.find((i) => i.kind === "tool")!;
+    assert.equal(item.tool!.status, "waiting_approval");
+    assert.equal(item.interaction?.status, "pending");
+    const { view } = await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      decision: "approve",
+    });
+    const after = view.items.find((i) => i.id === item.id)!;
+    assert.ok(["pending", "running"].includes(after.tool!.status), after.tool!.status);
+    assert.equal(after.interaction?.status, "resolved");
+    assert.deepEqual(view.pending, []);
+    await started.promise;
+    const running = await until(
+      e,
+      (v) => v.items.find((i) => i.id === item.id)!.tool!.status === "running",
+    );
+    assert.equal(running.status, "running");
+    gate.resolve();
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.items.find((i) => i.id === item.id)!.tool!.status, "completed");
+    await e.host.shutdown();
+  });
+
+  test("a secret question asked by a tool result (inputRequired) reaches only the resumed run", async () => {
+    const SECRET = "otp-secret-55Q";
+    const tool = defineTool({
+      name: "login",
+      description: "l",
+      input: z.object({}),
+      execute: () => ({
+        output: "needs a one-time code",
+        inputRequired: { questions: [{ id: "otp", prompt: "Code?", secret: true }] },
+      }),
+    });
+    const store = memoryStore();
+    const e = await engine([
+      { toolCalls: [{ name: "login", arguments: {} }] },
+      { text: "in" },
+      { text: "later" },
+    ], { tools: [tool], store });
+    const waiting = await sendWait(e, "login");
+    assert.equal(waiting.pending[0].kind, "input");
+    assert.deepEqual(waiting.pending[0].questions?.map((q) => q.secret), [true]);
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "otp", value: SECRET }],
+    });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.ok(JSON.stringify(e.gateway.requests[1]).includes(SECRET));
+    assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "needs a one-time code");
+    await sendWait(e, "again");
+    assert.ok(!JSON.stringify(e.gateway.requests[2]).includes(SECRET));
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await e.host.shutdown();
+  });
+});
+
+describe("what never asks", () => {
+  test("a call with invalid arguments never asks approval; its valid sibling does", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      {
+        toolCalls: [
+          { name: "write", arguments: { line: 5 } },
+          { name: "write", arguments: { line: "ok" } },
+        ],
+      },
+      { text: "done" },
+    ], { tools: [writeTool(ran)] });
+    const waiting = await sendWait(e, "go");
+    assert.equal(waiting.pending.length, 1, "only the valid call asks");
+    assert.equal(tools(waiting).length, 1, "the invalid call has no tool item");
+    await e.threads.respond({
+      threadId: e.threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      decision: "approve",
+    });
+    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.deepEqual(ran, ["ok"]);
+    const results = toolMessages(e.gateway.requests[1].messages);
+    assert.equal(results.length, 2, "the model hears about both, in call order");
+    assert.equal(results[1].output, "wrote ok");
+    await e.host.shutdown();
+  });
+});
+
+describe("cancel around interactions", () => {
+  test("cancel while a question waits resolves it as cancelled, runs nothing, and a later answer conflicts", async () => {
+    const e = await engine([askCity, { text: "never" }]);
+    const waiting = await sendWait(e, "trip");
+    const id = waiting.pending[0].id;
+    const queued = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "q",
+      input: { text: "queued while waiting" },
+    });
+    assert.equal(queued.queued, true);
+    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "x" });
+    assert.equal(view.status, "idle");
+    assert.deepEqual(view.pending, []);
+    assert.equal(view.turns.at(-1)?.outcome, "cancelled");
+    const item = view.items.find((i) => i.kind === "interaction");
+    assert.equal(item?.interaction?.status, "resolved");
+    assert.equal(view.queue.length, 1, "input queued behind a cancelled turn stays queued");
+    await assert.rejects(
+      e.threads.respond({
+        threadId: e.threadId,
+        requestKey: "late",
+        interactionId: id,
+        answers: [{ questionId: "city", value: "Oslo" }],
+      }),
+      isCode("request_conflict"),
+    );
+    const again = await e.threads.cancel({ threadId: e.threadId, requestKey: "x2" });
+    assert.equal(again.view.status, "idle", "cancel on an idle thread is no error");
+    assert.equal(e.gateway.requests.length, 1, "nothing ran after the cancel");
+    await e.host.shutdown();
+  });
+
+  test("graceful cancel while an approval waits runs nothing either", async () => {
+    const ran: string[] = [];
+    const e = await engine([
+      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      { text: "never" },
+    ], { tools: [writeTool(ran)] });
+    await sendWait(e, "go");
+    const { view } = await e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "x",
+      mode: "graceful",
+    });
+    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.notEqual(view.status, "running");
+    assert.equal(idle.turns.at(-1)?.outcome, "cancelled");
+    assert.equal(tools(idle)[0].status, "cancelled");
+    assert.deepEqual(idle.pending, []);
+    assert.deepEqual(ran, []);
+    assert.equal(e.gateway.requests.length, 1);
+    await e.host.shutdown();
+  });
+
+  test("immediate cancel keeps the text a provider had streamed so far", async () => {
+    const e = await engine([{ hang: true, text: "the first half" } as ScriptStep]);
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
+    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+    assert.notEqual(view.status, "running");
+    assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
+    const assistant = view.items.find((item) => item.kind === "assistant");
+    assert.equal(assistant?.text, "the first half");
+    assert.ok(!assistant?.live);
+    await e.host.shutdown();
+  });
+
+  test("graceful cancel lets an in-flight tool commit its result inside the window; nothing more runs", async () => {
+    const gate = deferred();
+    const started = deferred();
+    let aborted = false;
+    const slow = defineTool({
+      name: "slow",
+      description: "s",
+      effect: "write",
+      input: z.object({}),
+      execute: async (_input, context) => {
+        started.resolve();
+        await gate.promise;
+        aborted = context.signal.aborted;
+        return "finished";
+      },
+    });
+    const e = await engine([
+      { toolCalls: [{ name: "slow", arguments: {} }] },
+      { text: "never" },
+    ], { tools: [slow] });
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await started.promise;
+    const cancelling = e.threads.cancel({
+      threadId: e.threadId,
+      requestKey: "c",
+      mode: "graceful",
+    });
+    await until(e, (view) => view.status !== "running");
+    gate.resolve();
+    await cancelling;
+    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(aborted, false, "the tool was not aborted inside the window");
+    assert.equal(tools(idle)[0].status, "completed");
+    assert.equal(tools(idle)[0].output, "finished");
+    assert.equal(idle.turns.at(-1)?.outcome, "cancelled");
+    assert.equal(e.gateway.requests.length, 1, "the result never reaches a new request");
+    await e.host.shutdown();
+  });
+
+  test("immediate cancel of a dispatched write whose result is unconfirmed: unknown, effect_outcome_unknown", async () => {
+    const started = deferred();
+    const hang = defineTool({
+      name: "hang",
+      description: "h",
+      effect: "write",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve();
+        await new Promise(() => {});
+        return "never";
+      },
+    });
+    const e = await engine([{ toolCalls: [{ name: "hang", arguments: {} }] }], { tools: [hang] });
+    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await started.promise;
+    const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
+    assert.notEqual(view.status, "running");
+    assert.equal(tools(view)[0].status, "unknown");
+    assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
+    await e.host.shutdown();
+  });
+});
+
+describe("graceful cancel's window", () => {
+  // The window is 5 s by contract; Bun's default per-test limit is also 5 s.
+  test(
+    "tools still running when the shared window closes: a write is unknown, a read cancelled, the turn failed",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      let started = 0;
+      const reached = deferred();
+      const never = (name: string, effect: "write" | "read") =>
+        defineTool({
+          name,
+          description: name,
+          effect,
+          input: z.object({}),
+          // Ignores its abort signal: only the window can end the wait for it.
+          execute: async () => {
+            if (++started === 2) reached.resolve();
+            await new Promise(() => {});
+            return "never";
+          },
+        });
+      const e = await engine([
+        { toolCalls: [{ name: "w", arguments: {} }, { name: "r", arguments: {} }] },
+        { text: "never" },
+      ], { tools: [never("w", "write"), never("r", "read")] });
+      await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+      await reached.promise;
+      const { view } = await e.threads.cancel({
+        threadId: e.threadId,
+        requestKey: "c",
+        mode: "graceful",
+      });
+      assert.notEqual(view.status, "running");
+      assert.notEqual(view.status, "stopping");
+      assert.deepEqual(tools(view).map((t) => t.status), ["unknown", "cancelled"]);
+      assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
+      assert.equal(e.gateway.requests.length, 1);
+      await e.host.shutdown();
+    },
+  );
+});
+
+describe("questions across restart", () => {
+  const open = async (
+    store: ReturnType<typeof memoryStore>,
+    steps: ScriptStep[],
+    events: string[] = [],
+  ) => {
+    const gateway = scriptedGateway(steps);
+    const host = await openHost({
+      store: keepOpen(store),
+      onEvent: (event) => events.push(JSON.stringify(event)),
+    });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
+    });
+    return { host, threads, gateway };
+  };
+  const askSecret: ScriptStep = {
+    toolCalls: [{
+      name: "ask_user",
+      arguments: {
+        questions: [
+          { id: "pw", prompt: "Password?", secret: true },
+          { id: "user", prompt: "User?" },
+        ],
+      },
+    }],
+  };
+
+  test("a pending secret question survives restart with the same id; its answer reaches the resumed run only", async () => {
+    const SECRET = "pending-secret-R7x";
+    const store = memoryStore();
+    const events: string[] = [];
+    let h = await open(store, [askSecret], events);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    const before = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await h.host.shutdown();
+
+    h = await open(store, [{ text: "in" }, { text: "later" }], events);
+    const after = await h.threads.view(threadId);
+    assert.equal(after.status, "waiting");
+    assert.deepEqual(after.pending.map((p) => p.id), before.pending.map((p) => p.id));
+    assert.deepEqual(after.pending[0].questions, before.pending[0].questions);
+    await h.threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: after.pending[0].id,
+      answers: [{ questionId: "pw", value: SECRET }, { questionId: "user", value: "ada" }],
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual(done.pending, []);
+    assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET));
+    assert.equal(
+      userTexts(h.gateway.requests[0].messages).filter((t) => t.includes("ada")).length,
+      1,
+    );
+    await h.host.shutdown();
+
+    // The run ended normally: nothing is asked again after another restart.
+    h = await open(store, [{ text: "later" }], events);
+    const reopened = await h.threads.view(threadId);
+    assert.equal(reopened.status, "idle");
+    assert.deepEqual(reopened.pending, []);
+    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
+    await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const later = JSON.stringify(h.gateway.requests[0]);
+    assert.ok(!later.includes(SECRET));
+    assert.ok(later.includes("ada"), "public answers stay");
+    assert.ok(!events.some((event) => event.includes(SECRET)), "events never carry the secret");
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await h.host.shutdown();
+  });
+
+  test("a secret whose resumed run was cut by a restart is asked again as a new pending interaction", async () => {
+    const SECRET = "lost-secret-M2p";
+    const store = memoryStore();
+    let h = await open(store, [askSecret, { hang: true } as ScriptStep]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const firstId = waiting.pending[0].id;
+    await h.threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: firstId,
+      answers: [{ questionId: "pw", value: SECRET }, { questionId: "user", value: "ada" }],
+    });
+    // The resumed run is in flight (its request hangs) when the host goes away.
+    for (let i = 0; i < 500 && h.gateway.requests.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(h.gateway.requests.length, 2);
+    assert.ok(JSON.stringify(h.gateway.requests[1]).includes(SECRET));
+    await h.host.shutdown();
+
+    h = await open(store, [{ text: "thanks" }]);
+    const after = await h.threads.view(threadId);
+    assert.equal(after.status, "waiting", "the secret question is asked again");
+    assert.equal(after.pending.length, 1);
+    assert.notEqual(after.pending[0].id, firstId, "as a new interaction");
+    assert.equal(after.pending[0].kind, "input");
+    assert.ok(after.pending[0].questions?.some((q) => q.id === "pw" && q.secret));
+    // The old interaction is resolved: other public answers conflict; the same public
+    // answers (secret values are never kept, so never compared) replay and run nothing.
+    await assert.rejects(
+      h.threads.respond({
+        threadId,
+        requestKey: "old",
+        interactionId: firstId,
+        answers: [{ questionId: "pw", value: "x" }, { questionId: "user", value: "bob" }],
+      }),
+      isCode("request_conflict"),
+    );
+    const replay = await h.threads.respond({
+      threadId,
+      requestKey: "old2",
+      interactionId: firstId,
+      answers: [{ questionId: "pw", value: "x" }, { questionId: "user", value: "ada" }],
+    });
+    assert.equal(replay.view.status, "waiting");
+    assert.equal(h.gateway.requests.length, 0, "a replay runs nothing");
+    const questions = after.pending[0].questions!;
+    await h.threads.respond({
+      threadId,
+      requestKey: "r2",
+      interactionId: after.pending[0].id,
+      answers: questions.map((q) => ({ questionId: q.id, value: q.id === "pw" ? SECRET : "ada" })),
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET));
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await h.host.shutdown();
+  });
+});
+
+describe("a half-answered batch across restart", () => {
+  test("one approval answered and run before a restart, the other after: each runs once, results in call order", async () => {
+    const store = memoryStore();
+    const ran: string[] = [];
+    const open = async (steps: ScriptStep[]) => {
+      const gateway = scriptedGateway(steps);
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads, gateway };
+    };
+    let h = await open([{
+      toolCalls: [
+        { name: "write", arguments: { line: "1" } },
+        { name: "write", arguments: { line: "2" } },
+      ],
+    }]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const [first, second] = waiting.pending;
+    await h.threads.respond({
+      threadId,
+      requestKey: "b",
+      interactionId: second.id,
+      decision: "approve",
+    });
+    const mid = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(mid.status, "waiting");
+    assert.deepEqual(ran, ["2"]);
+    await h.host.shutdown();
+
+    h = await open([{ text: "done" }]);
+    const reopened = await h.threads.view(threadId);
+    assert.equal(reopened.status, "waiting");
+    assert.deepEqual(reopened.pending.map((p) => p.id), [first.id]);
+    assert.deepEqual(tools(reopened).map((t) => t.status), ["waiting_approval", "completed"]);
+    await h.threads.respond({
+      threadId,
+      requestKey: "a",
+      interactionId: first.id,
+      decision: "approve",
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual(ran, ["2", "1"]);
+    assert.deepEqual(toolMessages(h.gateway.requests[0].messages).map((m) => m.output), [
+      "wrote 1",
+      "wrote 2",
+    ]);
+    await h.host.shutdown();
+  });
+});
+
+describe("a held secret across restart", () => {
+  test("a secret answered while an approval waits, lost to a restart before any run got it, is asked again before the run starts", async () => {
+    const SECRET = "held-then-lost-Wq2";
+    const store = memoryStore();
+    const ran: string[] = [];
+    const open = async (steps: ScriptStep[]) => {
+      const gateway = scriptedGateway(steps);
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads, gateway };
+    };
+    let h = await open([{
+      toolCalls: [
+        {
+          name: "ask_user",
+          arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
+        },
+        { name: "write", arguments: { line: "w" } },
+      ],
+    }]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const question = waiting.pending.find((p) => p.kind === "input")!;
+    const approval = waiting.pending.find((p) => p.kind === "approval")!;
+    await h.threads.respond({
+      threadId,
+      requestKey: "a",
+      interactionId: question.id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    await h.host.shutdown();
+
+    h = await open([{ text: "used it" }]);
+    const reopened = await h.threads.view(threadId);
+    assert.equal(reopened.status, "waiting");
+    assert.deepEqual(reopened.pending.map((p) => p.id), [approval.id]);
+    // The approval would start the run; the run would lack the secret: it is asked again first.
+    const approved = await h.threads.respond({
+      threadId,
+      requestKey: "b",
+      interactionId: approval.id,
+      decision: "approve",
+    });
+    assert.equal(approved.view.status, "waiting");
+    const again = approved.view.pending.find((p) => p.kind === "input");
+    assert.ok(again, "the secret question is asked again: no run ever had the answer");
+    assert.notEqual(again.id, question.id);
+    assert.deepEqual(again.questions?.map((q) => [q.id, q.secret]), [["token", true]]);
+    assert.deepEqual(ran, [], "the approved call waits for the run");
+    assert.equal(h.gateway.requests.length, 0);
+    await h.threads.respond({
+      threadId,
+      requestKey: "a2",
+      interactionId: again.id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.status, "idle");
+    assert.deepEqual(ran, ["w"]);
+    assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET), "the resumed run has it");
+    await h.host.shutdown();
+  });
+});
+
+describe("a secret whose run ended normally", () => {
+  test("is not asked again when a later run of the same turn is cut by a restart", async () => {
+    const SECRET = "ended-normally-Jj7";
+    const store = memoryStore();
+    const ran: string[] = [];
+    const open = async (steps: ScriptStep[]) => {
+      const gateway = scriptedGateway(steps);
+      const host = await openHost({ store: keepOpen(store) });
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "a",
+          systemPrompt: "s",
+          gateway,
+          tools: [writeTool(ran)],
+          providerRetry: FAST_RETRY,
+        }),
+      });
+      return { host, threads, gateway };
+    };
+    let h = await open([
+      {
+        toolCalls: [{
+          name: "ask_user",
+          arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
+        }],
+      },
+      { toolCalls: [{ name: "write", arguments: { line: "w" } }] },
+      { hang: true } as ScriptStep,
+    ]);
+    const { threadId } = await h.threads.create({ requestKey: "c" });
+    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const asked = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await h.threads.respond({
+      threadId,
+      requestKey: "a",
+      interactionId: asked.pending[0].id,
+      answers: [{ questionId: "token", value: SECRET }],
+    });
+    // The run that had the secret asks for an approval and ends normally (the turn waits).
+    const approval = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(approval.pending[0].kind, "approval");
+    assert.ok(JSON.stringify(h.gateway.requests[1]).includes(SECRET));
+    await h.threads.respond({
+      threadId,
+      requestKey: "b",
+      interactionId: approval.pending[0].id,
+      decision: "approve",
+    });
+    for (let i = 0; i < 500 && h.gateway.requests.length < 3; i++) {
+      await sleep(5);
+    }
+    assert.equal(h.gateway.requests.length, 3, "the next run is in flight");
+    assert.ok(!JSON.stringify(h.gateway.requests[2]).includes(SECRET), "it never had the secret");
+    await h.host.shutdown();
+
+    h = await open([]);
+    const after = await h.threads.view(threadId);
+    assert.deepEqual(after.pending, [], "nothing is asked again");
+    assert.equal(after.status, "idle");
+    assert.deepEqual(lastTurn(after), { outcome: "interrupted", code: "interrupted" });
+    assert.deepEqual(ran, ["w"]);
+    await h.host.shutdown();
+  });
+});
+
+describe("steer, queue and todos precise points", () => {
+  test("steer adds a user item to the running turn; its text is in the turn's next request", async () => {
+    const gate = deferred();
+    const started = deferred();
+    const slow = defineTool({
+      name: "slow",
+      description: "s",
+      input: z.object({}),
+      execute: async () => {
+        started.resolve();
+        await gate.promise;
+        return "slow done";
+      },
+    });
+    const e = await engine([
+      { toolCalls: [{ name: "slow", arguments: {} }] },
+      { text: "steered" },
+    ], { tools: [slow] });
+    const sent = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "s",
+      input: { text: "go" },
+    });
+    await started.promise;
+    const { view } = await local(e).steer({
+      threadId: e.threadId,
+      requestKey: "st",
+      text: "be brief",
+    });
+    const steered = view.items.filter((i) => i.kind === "user").at(-1);
+    assert.equal(steered?.text, "be brief");
+    assert.equal(steered?.turnId, sent.turnId, "same turn");
+    gate.resolve();
+    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.length, 1);
+    assert.ok(userTexts(e.gateway.requests[1].messages).includes("be brief"));
+    assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "slow done");
+    await e.host.shutdown();
+  });
+
+  test("a new thread has no todos; editQueued with a stale expected text conflicts and writes nothing", async () => {
+    const e = await engine([askCity]);
+    const fresh = await e.threads.view(e.threadId);
+    assert.deepEqual((fresh as unknown as { todos: unknown[] }).todos, []);
+    await sendWait(e, "trip");
+    const queued = await e.threads.send({
+      threadId: e.threadId,
+      requestKey: "q",
+      input: { text: "first text" },
+    });
+    const queueId = queued.view.queue[0].id;
+    await assert.rejects(
+      local(e).editQueued({
+        threadId: e.threadId,
+        requestKey: "e",
+        queueId,
+        text: "new",
+        expectedText: "not the text",
+      }),
+      isCode("request_conflict"),
+    );
+    const view = await e.threads.view(e.threadId);
+    assert.equal(view.queue[0].text, "first text");
+    await assert.rejects(
+      e.threads.promoteQueued({ threadId: e.threadId, requestKey: "p", queueId }),
+      isCode("thread_busy"),
+    );
+    await e.host.shutdown();
+  });
+});
+
+describe("structured results", () => {
+  test("Date, Map, Set, BigInt, undefined and NaN read back decoded: live, after restart, in a fork; the model sees output only", async () => {
+    const value = () => ({
+      when: new Date("2026-03-04T05:06:07.000Z"),
+      index: new Map<string, unknown>([["a", new Set([1, 2])], ["b", { at: new Date(0) }]]),
+      big: 12345678901234567890n,
+      missing: undefined,
+      list: [undefined, Number.NaN, -Infinity, "x"],
+      plain: { n: 1, s: "two", t: true, z: null },
+      re: /a+b/gi,
+      negativeZero: -0,
+      url: new URL("https://example.test/a?b=1"), // read back as JSON would write it: its text
+    });
+    const rich = defineTool({
+      name: "rich",
+      description: "r",
+      input: z.object({}),
+      execute: () => ({ output: "see structured", structured: value() }),
+    });
+    const store = memoryStore();
+    const e = await engine([
+      { toolCalls: [{ name: "rich", arguments: {} }] },
+      { text: "done" },
+    ], { tools: [rich], store: keepOpen(store) });
+    const live = await sendWait(e, "go");
+    const item = () => live.items.find((i) => i.tool?.name === "rich")!.tool!;
+    assert.equal(item().status, "completed");
+    const expected = () => ({ ...value(), url: "https://example.test/a?b=1" });
+    assert.deepEqual(item().structured, expected());
+    const structured = item().structured as ReturnType<typeof value>;
+    assert.ok(structured.when instanceof Date);
+    assert.ok("missing" in structured, "an undefined member is kept");
+    assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "see structured");
+    assert.ok(!JSON.stringify(e.gateway.requests[1].messages).includes("2026-03-04"));
+    const forked = await e.threads.fork({ threadId: e.threadId, requestKey: "f" });
+    const forkItem = forked.view.items.find((i) => i.tool?.name === "rich")!.tool!;
+    assert.deepEqual(forkItem.structured, expected());
+    // Over HTTP the view is JSON: readable, never a failed response.
+    const remote = await overHttp(e.threads).view(e.threadId);
+    const wire = remote.items.find((i) => i.tool?.name === "rich")!.tool!.structured as Record<
+      string,
+      unknown
+    >;
+    assert.equal(wire.when, "2026-03-04T05:06:07.000Z");
+    assert.equal(wire.big, "12345678901234567890");
+    await e.host.shutdown();
+
+    const host = await openHost({ store });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([]) }),
+    });
+    const reloaded = await threads.view(e.threadId);
+    const again = reloaded.items.find((i) => i.tool?.name === "rich")!.tool!;
+    assert.deepEqual(again.structured, expected());
+    const history = await threads.history(e.threadId);
+    assert.deepEqual(
+      history.items.find((i) => i.tool?.name === "rich")!.tool!.structured,
+      expected(),
+    );
+    await host.shutdown();
+  });
+
+  test("a cycle, a function or a symbol is refused as the call's error the model sees; the turn goes on", async () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const shared = { x: 1 };
+    const values: unknown[] = [cyclic, { f: () => 1 }, { s: Symbol("s") }, {
+      one: shared,
+      two: shared,
+    }];
+    const tool = defineTool({
+      name: "odd",
+      description: "o",
+      input: z.object({ i: z.number() }),
+      execute: ({ i }) => ({ output: `value ${i}`, structured: values[i] }),
+    });
+    const e = await engine([
+      { toolCalls: values.map((_, i) => ({ name: "odd", arguments: { i } })) },
+      { text: "done" },
+    ], { tools: [tool] });
+    const view = await sendWait(e, "go");
+    assert.equal(view.turns[0].outcome, "completed");
+    assert.deepEqual(tools(view).map((t) => t.status), ["error", "error", "error", "completed"]);
+    const outputs = toolMessages(e.gateway.requests[1].messages).map((m) => m.output);
+    assert.match(outputs[0], /cycle/);
+    assert.match(outputs[1], /function/);
+    assert.match(outputs[2], /symbol/);
+    assert.deepEqual(
+      tools(view)[3].structured,
+      { one: { x: 1 }, two: { x: 1 } },
+      "a shared object is no cycle",
+    );
+    await e.host.shutdown();
+  });
+});
+
+describe("secrets in what a run reports", () => {
+  test("a provider error echoing the request never carries the secret into events, the view or the store", async () => {
+    const SECRET = "echoed-secret-Kp3";
+    let calls = 0;
+    // Answers the first request with the question; then fails, quoting the request it got.
+    const gateway: Gateway = {
+      info: { provider: "echo", model: "echo", stateKey: "echo", capabilities: {} },
+      async *stream(request): AsyncIterable<ProviderEvent> {
+        calls++;
+        if (calls === 1) {
+          yield { type: "tool-call-start", callId: "c1", name: "ask_user" };
+          yield {
+            type: "tool-call-delta",
+            callId: "c1",
+            argumentsDelta: JSON.stringify({
+              questions: [{ id: "pw", prompt: "Password?", secret: true }],
+            }),
+          };
+          yield { type: "tool-call-end", callId: "c1" };
+          yield { type: "finish", reason: "tool_calls" };
+          return;
+        }
+        const echo = `bad request: ${JSON.stringify(request.messages).slice(-400)}`;
+        throw new ProviderError(echo, { retry: calls === 2 ? "retryable" : "never", status: 400 });
+      },
+    };
+    const store = memoryStore();
+    const events: string[] = [];
+    const host = await openHost({ store, onEvent: (event) => events.push(JSON.stringify(event)) });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
+    });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "pw", value: SECRET }],
+    });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(calls, 3);
+    assert.equal(done.turns.at(-1)?.failure?.code, "provider_error");
+    assert.match(done.turns.at(-1)!.failure!.message, /bad request/);
+    assert.ok(!JSON.stringify(done).includes(SECRET), "the view never shows it");
+    assert.ok(events.some((event) => event.includes("provider.retry")));
+    assert.ok(!events.some((event) => event.includes(SECRET)), "events never carry it");
+    const needle = new TextEncoder().encode(SECRET);
+    const rows = await store.list({ prefix: [] });
+    assert.equal(rows.filter((row) => contains(row.value, needle)).length, 0);
+    await host.shutdown();
+  });
+});
