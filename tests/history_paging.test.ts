@@ -84,6 +84,20 @@ async function round(threads: ThreadService, plays: ScriptStep[], threadId: stri
     });
     await idle(threads, threadId);
   }
+  // A queued input handed over by a completed turn: its admission shares the commit of that
+  // turn's last step, whose items the new turn's ordinal must count.
+  const held = await send(`hand ${r}`, [{
+    toolCalls: [{ name: "write", arguments: { line: r } }],
+  }]);
+  await threads.send({ threadId, requestKey: key("send"), input: { text: `queued ${r}` } });
+  plays.push({ text: `handed ${r}`, reasoning: "done writing" }, { text: `queued answer ${r}` });
+  await threads.respond({
+    threadId,
+    requestKey: key("respond"),
+    interactionId: held.pending[0].id,
+    decision: "approve",
+  });
+  await idle(threads, threadId);
   const asked = await send(`ask ${r}`, [{
     toolCalls: [{
       name: "ask_user",

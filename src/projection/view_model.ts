@@ -15,7 +15,8 @@ import type {
   TurnStartedEntry,
 } from "../journal/entries.ts";
 import { type InteractionsReader, publicInteraction } from "./interactions.ts";
-import { ASK_USER_TOOL, TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { showsToolItem } from "./item_count.ts";
 import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
@@ -218,9 +219,7 @@ export class ViewModel {
       this.#settleText(itemIds.assistant(runId, step), "assistant", entry, entry.text);
     } else this.dropLive(runId, step);
     for (const call of entry.calls) {
-      if (call.invalid) continue; // rejected calls have no item; their feedback is in the journal
-      // An `ask_user` call is shown by its interaction item alone.
-      if (call.name === ASK_USER_TOOL && call.interactionId && call.decision !== "ask") continue;
+      if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
       this.#toolItems.set(`${runId}|${call.callId}`, id);
       this.#itemSeq.set(id, entry.seq);
