@@ -40,3 +40,18 @@ function encodeBase32(value: number, width: number): string {
   }
   return out;
 }
+
+/**
+ * The creation time (ms since the epoch) encoded in an id made by
+ * {@link newId}, or `undefined` when the text is not such an id.
+ *
+ * @param id an engine-allocated id such as `turn_01jd…`
+ * @returns milliseconds since the epoch
+ */
+export function idTime(id: string): number | undefined {
+  const match = /^[a-z]+_([0-9a-hjkmnp-tv-z]{10})[0-9a-hjkmnp-tv-z]{11}$/.exec(id);
+  if (!match) return undefined;
+  let value = 0;
+  for (const char of match[1]) value = value * 32 + ALPHABET.indexOf(char);
+  return value;
+}

@@ -91,6 +91,13 @@ export interface TurnStartedEntry extends EntryBase {
   /** A compaction-only turn (manual `compact`): no input, no model request, never retried. */
   compaction?: boolean;
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+  /**
+   * The ordinal of the turn's first item: how many items the path shows
+   * before this turn. It lets a history page be read from its own turns,
+   * the way `seq` lets an entry be found without reading the ones before.
+   * Absent in journals of earlier releases (their pages read the whole path).
+   */
+  ordinal?: number;
 }
 
 /** One provider response: assistant output and tool calls, with the dispatch markers of effectful calls. */

@@ -176,19 +176,29 @@ export class Journal {
         end: keys.entry(record.id, Math.min(maxSeq, Number.MAX_SAFE_INTEGER - 1) + 1),
       })
     );
-    for (const item of own) {
-      const value = decodeJson(item.value, "journal entry");
-      const kind = (value as { kind?: unknown } | null)?.kind;
-      if (typeof kind !== "string") {
-        throw new FloretError("storage_failure", "Stored journal entry has no kind");
-      }
-      if (!ENTRY_KINDS.has(kind)) {
-        throw new FloretError("store_too_new", `Unknown journal entry kind: ${kind}`);
-      }
-      const entry = checkStoredShape<Entry>(value, entryShapes.get(kind)!, `${kind} entry`);
-      inherited.push(entry);
-    }
+    for (const item of own) inherited.push(decodeEntry(item.value));
     return inherited;
+  }
+
+  /**
+   * Reads a thread's own entries with `from <= seq < to` in one range scan,
+   * oldest first or (with `reverse`) newest first, at most `limit` of them.
+   * Fork sources are not followed: see {@link PathReader} for a whole path.
+   */
+  async entryRange(
+    threadId: string,
+    from: number,
+    to: number,
+    options: { reverse?: boolean; limit?: number } = {},
+  ): Promise<Entry[]> {
+    if (to <= from) return [];
+    const rows = await guard(() =>
+      this.#store.list(
+        { start: keys.entry(threadId, from), end: keys.entry(threadId, to) },
+        options,
+      )
+    );
+    return rows.map((row) => decodeEntry(row.value));
   }
 
   /** Threads that had an admitted turn when their process stopped. */
@@ -322,4 +332,17 @@ async function guard<T>(operation: () => Promise<T>): Promise<T> {
     if (cause instanceof FloretError) throw cause;
     throw new FloretError("storage_failure", `Store operation failed: ${String(cause)}`, { cause });
   }
+}
+
+/** Decodes one stored entry, checking its kind and shape. */
+function decodeEntry(bytes: Uint8Array): Entry {
+  const value = decodeJson(bytes, "journal entry");
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  if (typeof kind !== "string") {
+    throw new FloretError("storage_failure", "Stored journal entry has no kind");
+  }
+  if (!ENTRY_KINDS.has(kind)) {
+    throw new FloretError("store_too_new", `Unknown journal entry kind: ${kind}`);
+  }
+  return checkStoredShape<Entry>(value, entryShapes.get(kind)!, `${kind} entry`);
 }

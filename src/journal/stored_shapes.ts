@@ -103,6 +103,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       supplementalContext: supplemental,
       compaction: z.boolean().optional(),
       retryOf: z.looseObject({ turnId: str, mode: z.enum(["resume", "regenerate"]) }).optional(),
+      ordinal: z.number().int().nonnegative().optional(),
     }),
   ],
   [

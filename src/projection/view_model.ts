@@ -15,7 +15,8 @@ import type {
   TurnStartedEntry,
 } from "../journal/entries.ts";
 import { type InteractionsReader, publicInteraction } from "./interactions.ts";
-import { ASK_USER_TOOL, TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import { showsToolItem } from "./item_count.ts";
 import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
@@ -35,7 +36,7 @@ export { itemIds } from "./item_ids.ts";
 /** What readers of a view may use: items, turns and lookups, none of the changes. */
 export type ViewReader = Pick<
   ViewModel,
-  "items" | "turns" | "item" | "seqOf" | "turnEndSeq" | "todos"
+  "items" | "turns" | "item" | "indexOf" | "settledCount" | "seqOf" | "turnEndSeq" | "todos"
 >;
 
 /** A thread's items and turns, built from entries plus the live overlay. */
@@ -170,6 +171,19 @@ export class ViewModel {
     return this.#turnEndSeq.get(turnId);
   }
 
+  /** Where an item sits in {@link items} (its ordinal), without scanning them. */
+  indexOf(itemId: string): number | undefined {
+    return this.#itemIndex.get(itemId);
+  }
+
+  /**
+   * How many items come from committed entries: every item but the live ones
+   * of a streaming step. A new turn's first item gets this ordinal.
+   */
+  get settledCount(): number {
+    return this.items.length - this.#liveBytes.size;
+  }
+
   /** Looks an item up by id. */
   item(itemId: string): ThreadItem | undefined {
     const index = this.#itemIndex.get(itemId);
@@ -205,9 +219,7 @@ export class ViewModel {
       this.#settleText(itemIds.assistant(runId, step), "assistant", entry, entry.text);
     } else this.dropLive(runId, step);
     for (const call of entry.calls) {
-      if (call.invalid) continue; // rejected calls have no item; their feedback is in the journal
-      // An `ask_user` call is shown by its interaction item alone.
-      if (call.name === ASK_USER_TOOL && call.interactionId && call.decision !== "ask") continue;
+      if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
       this.#toolItems.set(`${runId}|${call.callId}`, id);
       this.#itemSeq.set(id, entry.seq);

@@ -12,37 +12,59 @@ import { contextFigures } from "./context_figures.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { listChildren } from "../subagents/child_list.ts";
 import { summarize } from "./thread_summary.ts";
+import { coldHistoryPage, type HistoryPage } from "./cold_history.ts";
+import type { ViewReader } from "../projection/view_model.ts";
 import type {
   Artifact,
   ContextFigures,
-  ThreadItem,
   ThreadSummary,
   ThreadView,
 } from "../projection/view_types.ts";
 
-/** A page of a thread's items, newest last; `before` continues towards older items. */
+/**
+ * A page of a thread's items, newest last; `before` continues towards older
+ * items. It costs what it returns: an actor in memory gives the page from its
+ * view by index; a thread not in memory is read from the journal, only the
+ * turns the page covers (see {@link coldHistoryPage}).
+ *
+ * @throws {FloretError} `invalid_input` for a bad limit or an unknown cursor;
+ *   `thread_not_found` for a missing or deleted thread
+ */
 export async function history(
   ctx: ServiceContext,
   threadId: string,
   options: { limit?: number; before?: string } = {},
-): Promise<{ items: ThreadItem[]; before?: string; hasMore: boolean }> {
+): Promise<HistoryPage> {
   const limit = pageLimit(options.limit, 50, 500);
+  if (!ctx.actors.loaded(threadId)) {
+    const current = await ctx.journal.thread(threadId);
+    if (!current || current.record.deleted) {
+      throw new FloretError("thread_not_found", `Thread not found: ${threadId}`);
+    }
+    const page = await coldHistoryPage(ctx.journal, current.record, limit, options.before);
+    if (page) return page;
+  }
   const actor = await ctx.actors.fresh(threadId);
-  const items = actor.snapshot().items;
-  let end = items.length;
-  if (options.before !== undefined) {
-    const at = items.findIndex((item) => item.id === options.before);
-    if (at < 0) throw new FloretError("invalid_input", `Unknown history cursor: ${options.before}`);
+  return warmPage(actor.view, limit, options.before);
+}
+
+/** A page from a view in memory: the cursor by index, only the page's items copied. */
+function warmPage(view: ViewReader, limit: number, before: string | undefined): HistoryPage {
+  let end = view.items.length;
+  if (before !== undefined) {
+    const at = view.indexOf(before);
+    if (at === undefined) {
+      throw new FloretError("invalid_input", `Unknown history cursor: ${before}`);
+    }
     end = at;
   }
   const start = Math.max(0, end - limit);
-  const page = items.slice(start, end);
-  const result: { items: ThreadItem[]; before?: string; hasMore: boolean } = {
-    items: page,
+  const page: HistoryPage = {
+    items: view.items.slice(start, end).map((item) => ({ ...item })),
     hasMore: start > 0,
   };
-  if (start > 0) result.before = page[0].id;
-  return result;
+  if (start > 0) page.before = page.items[0].id;
+  return page;
 }
 
 /**

@@ -19,6 +19,8 @@ import { type InteractionsReader, publicInteraction } from "../projection/intera
 import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
 import { titleStateOf } from "../projection/title_state.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
+import { PathReader } from "../journal/path_reader.ts";
+import { QuietUntilSwapped } from "../projection/quiet_sink.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
@@ -411,13 +413,21 @@ export class ThreadActor {
       }
       return false;
     }
-    const entries = await this.journal.readPath(current.record);
+    // Built aside, in batches of large range scans, and swapped in whole: readers in
+    // between see the old projections; nobody hears the rebuild (subscribers resync).
+    const sink = new QuietUntilSwapped(this.publisher);
+    const projections = new ThreadProjections(sink);
+    const path = await PathReader.open(this.journal, current.record);
+    const last = await path.forEach((entries) => {
+      for (const entry of entries) projections.apply(entry);
+    });
+    sink.swapped();
     this.#unsure = false;
-    this.#projections = new ThreadProjections(this.publisher);
+    this.#projections = projections;
     this.#current = current;
     this.#titleShown = titleKey(current.record);
-    this.#lastSeq = Math.max(current.record.seq, entries.at(-1)?.seq ?? 0);
-    for (const entry of entries) this.#projections.apply(entry);
+    this.#lastSeq = Math.max(current.record.seq, last);
+    this.publisher.touch();
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
     for (const wake of this.#statusWaiters) wake();

@@ -14,6 +14,7 @@ import type { RequestRecord } from "../journal/journal.ts";
 import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
 import { keys } from "../journal/keys.ts";
 import { ActiveRun } from "./active_run.ts";
+import { itemsMadeBy } from "../projection/item_count.ts";
 import { firstMessageTitle } from "./titles.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 
@@ -117,6 +118,9 @@ export async function admitTurn(
   if (admission.input) started.input = admission.input;
   if (admission.retryOf) started.retryOf = admission.retryOf;
   const before = admission.after?.(actor.record);
+  // The turn's first item comes after the view's settled items and those of the entries that
+  // share this commit ahead of it (the last step of a turn that hands over).
+  started.ordinal = actor.view.settledCount + itemsMadeBy(before?.entries ?? []);
   const entries: NewEntry[] = [...before?.entries ?? [], started];
   if (admission.compaction) {
     started.compaction = true;
