@@ -215,8 +215,12 @@ export class ThreadActor {
       const value = viewContext(this.history, this.contextReader, this.#agent);
       this.publisher.push({ op: "component", name: "context", value });
     }
-    if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
-    if (this.status !== statusBefore) this.publishStatus();
+    // An append (every step of a run) keeps the record, so the status cannot have moved, nor
+    // the title, unless a pending claim's deadline passed meanwhile (titleStateOf reads the clock).
+    if (record || this.record.titleStatus === "pending") {
+      if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
+    }
+    if (record && this.status !== statusBefore) this.publishStatus();
   }
 
   /** Keeps a queued send's supplemental context in memory until its turn starts. */
