@@ -269,11 +269,11 @@ export class ThreadRunHost implements RunHost {
   #owned(change: () => Promise<void>): Promise<boolean> {
     const actor = this.#actor;
     return retryStale(() =>
-      actor.exclusive(async () => {
-        if (!actor.owns(this.#run)) return false;
-        await change();
-        return true;
-      })
+      actor.exclusive(() => actor.owns(this.#run) ? change().then(owned) : false)
     );
   }
+}
+
+function owned(): boolean {
+  return true;
 }

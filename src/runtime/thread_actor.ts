@@ -160,11 +160,9 @@ export class ThreadActor {
    */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     this.#queued++;
+    // Plain callbacks, not an async one: this runs for every commit of every step.
     const result = this.#tail
-      .then(async () => {
-        if (this.#unsure) await this.#reload();
-        return await fn();
-      })
+      .then((): T | Promise<T> => this.#unsure ? this.#reload().then(() => fn()) : fn())
       .finally(() => this.#queued--);
     this.#tail = result.then(noop, noop);
     return result;
