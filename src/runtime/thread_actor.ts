@@ -32,6 +32,8 @@ import type {
 } from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
+type ViewFigures = NonNullable<ThreadView["context"]>;
+
 /** One change to commit: the new record and what goes with it. */
 export interface ActorChange {
   /** The new record; `null` appends entries under a check of the current one (see Journal.commit). */
@@ -210,7 +212,7 @@ export class ThreadActor {
     this.#lastSeq = seq;
     for (const entry of entries) this.#projections.apply(entry);
     if (entries.length > 0 && this.#agent && this.publisher.hasSubscribers) {
-      const value = viewContext(this.history, this.contextReader, this.#agent);
+      const value = this.#viewContext(this.#agent);
       this.publisher.push({ op: "component", name: "context", value });
     }
     // An append (every step of a run) keeps the record, so the status cannot have moved, nor
@@ -374,8 +376,38 @@ export class ThreadActor {
     if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
     if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
     if (this.#runProgress) view.runProgress = { ...this.#runProgress };
-    if (this.#agent) view.context = viewContext(this.history, this.contextReader, this.#agent);
+    if (this.#agent) view.context = this.#viewContext(this.#agent);
     return view;
+  }
+
+  // The estimate projects the whole path (O(history)); it is kept until the
+  // history moves (a commit bumps lastSeq, a reload replaces the projections)
+  // or the agent changes, so a view of an idle thread does not pay it again.
+  #contextCache:
+    | { projections: ThreadProjections; lastSeq: number; agent: Agent; figures: ViewFigures }
+    | undefined;
+
+  #viewContext(agent: Agent): ViewFigures {
+    const cache = this.#contextCache;
+    if (
+      cache?.projections === this.#projections && cache.lastSeq === this.#lastSeq &&
+      cache.agent === agent
+    ) {
+      // A copy: hosts receive it inside views and may change it.
+      const figures = { ...cache.figures };
+      if (figures.confirmed) figures.confirmed = { ...figures.confirmed };
+      return figures;
+    }
+    const figures = viewContext(this.history, this.contextReader, agent);
+    const kept = { ...figures };
+    if (kept.confirmed) kept.confirmed = { ...kept.confirmed };
+    this.#contextCache = {
+      projections: this.#projections,
+      lastSeq: this.#lastSeq,
+      agent,
+      figures: kept,
+    };
+    return figures;
   }
 
   #titleShown: string | undefined;
