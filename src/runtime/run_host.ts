@@ -175,7 +175,7 @@ export class ThreadRunHost implements RunHost {
       const steered = end?.steers !== undefined && end.steers !== this.#run.steers;
       if (end && !steered) return await this.#end([step, ...also], end.outcome);
       this.#steered = steered;
-      await this.#actor.commit({ record: null, entries: [step, ...also] });
+      await this.#actor.commit({ record: null, entries: [step, ...also], fresh: true });
       this.#run.dropPartial();
     });
   }
@@ -190,6 +190,7 @@ export class ThreadRunHost implements RunHost {
         record: null,
         entries: also.length === 0 ? [results] : [results, ...also],
         set: this.#artifactValues(artifacts),
+        fresh: true,
       })
     );
   }

@@ -42,6 +42,12 @@ export interface ActorChange {
   request?: { scope: string; key: string; value: RequestRecord };
   set?: { key: KvKey; value: unknown }[];
   delete?: KvKey[];
+  /**
+   * The entries were built for this commit alone and nobody else holds them
+   * (a run's step and results): the actor stamps `seq` and `at` on them
+   * instead of copying each one. A re-plan stamps them again.
+   */
+  fresh?: boolean;
 }
 
 /** The in-process owner of one thread. */
@@ -186,7 +192,9 @@ export class ThreadActor {
   async commit(change: ActorChange): Promise<void> {
     const at = new Date().toISOString();
     let seq = this.#lastSeq;
-    const entries = (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
+    const entries = change.fresh
+      ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
+      : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
     const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     let version: string | null;
     try {
@@ -493,6 +501,14 @@ export class ThreadActor {
 }
 
 function noop(): void {}
+
+/** Numbers a fresh entry in place: the same fields, in the same order, as `{ ...entry, seq, at }`. */
+function stamp(entry: NewEntry, seq: number, at: string): Entry {
+  const stamped = entry as Entry;
+  stamped.seq = seq;
+  stamped.at = at;
+  return stamped;
+}
 
 function queuedView(item: QueuedItem): QueuedInput {
   return { id: item.id, requestKey: item.requestKey, text: item.input.text };
