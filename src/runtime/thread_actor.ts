@@ -189,31 +189,48 @@ export class ThreadActor {
    *
    * @throws {StaleThreadError} when another writer got there first (the actor has reloaded)
    */
-  async commit(change: ActorChange): Promise<void> {
-    const at = new Date().toISOString();
+  commit(change: ActorChange): Promise<void> {
+    // Not async: every step commits twice, and the journal's promise serves as is.
     let seq = this.#lastSeq;
-    const entries = change.fresh
-      ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
-      : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
-    const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
-    let version: string | null;
+    let entries: Entry[];
+    let record: ThreadRecord | null;
     try {
-      version = await this.journal.commit({
-        expected: this.#current,
-        record,
-        entries,
-        request: change.request,
-        set: change.set,
-        delete: change.delete,
-      });
+      const at = new Date().toISOString();
+      entries = change.fresh
+        ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
+        : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
+      record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     } catch (error) {
-      this.#unsure = true;
-      this.#onCommitFailed?.(this);
-      throw error;
+      return Promise.reject(error);
     }
+    return this.journal.commit({
+      expected: this.#current,
+      record,
+      entries,
+      request: change.request,
+      set: change.set,
+      delete: change.delete,
+    }).then(
+      (version) => this.#landed(version, record, entries, seq),
+      (error: unknown) => {
+        this.#unsure = true;
+        this.#onCommitFailed?.(this);
+        throw error;
+      },
+    );
+  }
+
+  /** Applies a commit's outcome: a refusal reloads and throws {@link StaleThreadError}. */
+  #landed(
+    version: string | null,
+    record: ThreadRecord | null,
+    entries: Entry[],
+    seq: number,
+  ): void | Promise<void> {
     if (version === null) {
-      await this.#reload();
-      throw new StaleThreadError(this.threadId);
+      return this.#reload().then(() => {
+        throw new StaleThreadError(this.threadId);
+      });
     }
     const statusBefore = this.status;
     if (record) this.#current = { record, version };
