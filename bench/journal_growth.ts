@@ -7,7 +7,9 @@
  *    bytes read back by `getMany`/`list`, attributed to the model call they
  *    follow. Two shapes: one thread with 500 turns of one `add` step each
  *    (turn 10 vs turn 500), and one turn of 500 steps (step 10 vs step 500).
- * 2. Memory per idle thread: 1,000 threads, each with one short completed
+ * 2. Time per turn at turn 6–25 and at the last 20 of 500 turns of one
+ *    thread, on memoryStore and on libSQL (NORMAL and FULL).
+ * 3. Memory per idle thread: 1,000 threads, each with one short completed
  *    turn (the model answers `done` at once); heap and RSS after a forced GC,
  *    per thread, at 500 and at 1,000 threads, on memoryStore (journal in the
  *    heap) and on libsqlStore (journal on disk, so only the engine's state).
@@ -161,6 +163,62 @@ async function longTurn(n: number): Promise<void> {
   await store.close();
 }
 
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Wall time per turn (send, one `add` step, the final answer, waitForIdle) on
+ * one thread of `turns` turns: the median of turns 6–25 against the median of
+ * the last 20, and what `waitForIdle` alone costs on the idle thread at both
+ * points (it copies the whole view, so it is the part that may grow).
+ */
+async function timedTurns(kind: "memory" | "libsql-normal" | "libsql", turns: number) {
+  const dir = mkdtempSync(join(tmpdir(), "floret-timed-"));
+  const store = kind === "memory" ? memoryStore() : libsqlStore({
+    url: `file:${join(dir, "timed.db")}`,
+    synchronous: kind === "libsql" ? "full" : "normal",
+  });
+  const host = await openHost({ store });
+  const threads = host.threads({
+    agent: defineAgent({
+      id: "timed",
+      systemPrompt: SYSTEM_PROMPT,
+      gateway: scriptedAddGateway(1),
+      tools: [addTool],
+    }),
+  });
+  const { threadId } = await threads.create({ requestKey: "timed:create" });
+  const wall: number[] = [];
+  const idleView = new Map<number, number>();
+  for (let turn = 1; turn <= turns; turn++) {
+    const t0 = performance.now();
+    await threads.send({ threadId, requestKey: `timed:${turn}`, input: { text: USER_PROMPT } });
+    const view = await threads.waitForIdle(threadId);
+    wall.push(performance.now() - t0);
+    if (summarize(view).finalText !== "done") throw new Error(`turn ${turn} failed`);
+    if (turn === 25 || turn === turns) {
+      const t1 = performance.now();
+      for (let i = 0; i < 20; i++) await threads.waitForIdle(threadId);
+      idleView.set(turn, (performance.now() - t1) / 20);
+    }
+  }
+  const early = median(wall.slice(5, 25));
+  const late = median(wall.slice(-20));
+  const us = (ms: number): string => (ms * 1000).toFixed(0);
+  console.log(
+    `${kind}: µs per turn (2 model calls, 1 tool step), median of turns 6-25: ${us(early)}, ` +
+      `of turns ${turns - 19}-${turns}: ${us(late)} (${(late / early).toFixed(2)}×); ` +
+      `waitForIdle on the idle thread at turn 25: ${us(idleView.get(25)!)} µs, ` +
+      `at turn ${turns}: ${us(idleView.get(turns)!)} µs`,
+  );
+  await host.shutdown();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
 function memory(): { heap: number; rss: number } {
   gc?.();
   gc?.();
@@ -216,5 +274,8 @@ console.log(
 );
 await manyTurns(quick ? 50 : 500);
 await longTurn(quick ? 100 : 500);
+for (const kind of ["memory", "libsql-normal", "libsql"] as const) {
+  await timedTurns(kind, quick ? 60 : 500);
+}
 await idleThreads("memory", quick ? 200 : 1000);
 await idleThreads("libsql", quick ? 200 : 1000);

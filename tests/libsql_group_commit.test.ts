@@ -149,6 +149,45 @@ describe("libsqlStore group commit", () => {
     await store.close();
   });
 
+  test("a commit alone in its group: a failed write or check leaves nothing, versions continue", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    const first = await store.commit({ set: [{ key: ["alone", 1], value: Uint8Array.of(1) }] });
+    assert.ok(first.ok);
+    const other = createClient({ url });
+    await other.execute(
+      `CREATE TRIGGER poison BEFORE INSERT ON kv WHEN NEW.value = x'ee'
+       BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`,
+    );
+    other.close();
+    // Sequential commits never share a group.
+    await assert.rejects(
+      store.commit({
+        set: [
+          { key: ["alone", 2], value: Uint8Array.of(2) },
+          { key: ["alone", 3], value: Uint8Array.of(0xee) },
+        ],
+      }),
+      (error) => isFloretError(error, "storage_failure"),
+    );
+    const refused = await store.commit({
+      checks: [{ key: ["alone", 1], version: "stale" }],
+      set: [{ key: ["alone", 4], value: Uint8Array.of(4) }],
+    });
+    assert.equal(refused.ok, false);
+    const second = await store.commit({
+      checks: [{ key: ["alone", 1], version: first.ok ? first.version : null }],
+      set: [{ key: ["alone", 5], value: Uint8Array.of(5) }],
+    });
+    assert.ok(second.ok && first.ok && second.version > first.version);
+    const stored = await store.list({ prefix: ["alone"] });
+    assert.deepEqual(stored.map((e) => [e.key[1], e.version]), [
+      [1, first.ok ? first.version : ""],
+      [5, second.ok ? second.version : ""],
+    ]);
+    await store.close();
+  });
+
   test("200 concurrent commits share transactions: far fewer WAL frames than commits", async () => {
     const url = freshUrl();
     const path = url.slice("file:".length);

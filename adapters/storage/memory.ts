@@ -26,14 +26,21 @@ import type {
 } from "@floret/engine/spi";
 import { SortedIndex } from "./sorted_index.ts";
 
+// The encoded key lives only as the map's binary-string id: keeping its bytes
+// too would be one more object per stored key for the GC to copy and trace.
 interface Slot {
-  bytes: Uint8Array;
   value: Uint8Array;
   version: string;
 }
 
-function toEntry(slot: Slot): KvEntry {
-  return { key: decodeKey(slot.bytes), value: slot.value.slice(), version: slot.version };
+function idBytes(id: string): Uint8Array {
+  const bytes = new Uint8Array(id.length);
+  for (let i = 0; i < id.length; i++) bytes[i] = id.charCodeAt(i);
+  return bytes;
+}
+
+function toEntry(id: string, slot: Slot): KvEntry {
+  return { key: decodeKey(idBytes(id)), value: slot.value.slice(), version: slot.version };
 }
 
 /**
@@ -71,8 +78,15 @@ export function memoryStore(): KvStore {
 
   const put = (bytes: Uint8Array, value: Uint8Array, version: string): void => {
     const id = bytesToMapKey(bytes);
-    if (!slots.has(id)) sorted.insert(id);
-    slots.set(id, { bytes, value, version });
+    const slot = slots.get(id);
+    if (slot) {
+      // Readers got copies (toEntry), so the slot itself may change in place.
+      slot.value = value;
+      slot.version = version;
+      return;
+    }
+    sorted.insert(id);
+    slots.set(id, { value, version });
   };
 
   const remove = (bytes: Uint8Array): void => {
@@ -85,8 +99,9 @@ export function memoryStore(): KvStore {
     getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
       return guard(() =>
         planGet(keys).map((bytes) => {
-          const slot = slots.get(bytesToMapKey(bytes));
-          return slot ? toEntry(slot) : null;
+          const id = bytesToMapKey(bytes);
+          const slot = slots.get(id);
+          return slot ? toEntry(id, slot) : null;
         })
       );
     },
@@ -104,7 +119,7 @@ export function memoryStore(): KvStore {
           )
         ) {
           if (out.length >= scan.limit) break;
-          out.push(toEntry(slots.get(id) as Slot));
+          out.push(toEntry(id, slots.get(id) as Slot));
         }
         return out;
       });

@@ -149,14 +149,28 @@ for (const p of peers) {
   for (const o of ours.filter((x) => x.workload === p.workload)) {
     const pm = median(p.us.filter((x) => x !== undefined));
     const om = median(o.us.filter((x) => x !== undefined));
+    // Ratios inside one pass share that pass's load; their median is the steadier figure.
+    const samePass = p.us.flatMap((x, i) =>
+      x !== undefined && o.us[i] !== undefined ? [x / o.us[i]] : []
+    );
     body.push([
       `${p.peer}/${p.variant} ÷ floret/${o.variant}`,
       p.workload,
       f0(pm),
       f0(om),
       (pm / om).toFixed(2),
+      samePass.length ? median(samePass).toFixed(2) : "—",
+      samePass.map((x) => x.toFixed(2)).join(" "),
     ]);
   }
 }
-table(["ratio", "workload", "peer us/step", "floret us/step", "ratio"], body);
+table([
+  "ratio",
+  "workload",
+  "peer us/step",
+  "floret us/step",
+  "ratio of medians",
+  "median same-pass ratio",
+  "same-pass ratios",
+], body);
 for (const f of failures) console.log(`FAILED: ${f}`);

@@ -4,12 +4,17 @@
 #   bash bench/lib/side_by_side.sh                  # peers in /tmp/peers (cp -r shared/bench/peers; npm ci)
 #   PEERS_DIR=/path/to/peers REPEAT=3 bash bench/lib/side_by_side.sh
 #   ROWS="floret:memory ai-sdk:default" bash bench/lib/side_by_side.sh
+#   FLORET_DIR=/tmp/after BASE_DIR=/tmp/before ROWS="floret:memory base:memory ai-sdk:default" ...
+#     (engine "base": the same overhead.ts from another checkout, e.g. a `git archive`
+#     of the commit before a change, so before and after run in the same passes; its
+#     RESULT lines get "peer":"floret-base")
 # Each pass writes $OUT/pass-<k>.jsonl (one RESULT json per line, plus "load1" and
 # "startedAt" fields); summarise with: npx tsx bench/lib/ratios.ts $OUT/pass-*.jsonl
 # Before each process it waits (up to MAX_WAIT s, default 60) for the 1-min load
 # average to drop under MAX_LOAD (default 1.2).
 set -uo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
+REPO=${FLORET_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BASE_DIR=${BASE_DIR:-}
 PEERS_DIR=${PEERS_DIR:-/tmp/peers}
 REPEAT=${REPEAT:-3}
 OUT=${OUT:-$PEERS_DIR/results/side-by-side-$(date +%Y%m%dT%H%M%S)}
@@ -42,6 +47,10 @@ one() { # engine variant mode n rawfile
   started=$(date -u +%FT%TZ)
   if [ "$engine" = floret ]; then
     out=$(cd "$REPO" && npx tsx bench/overhead.ts "${args[@]}" 2>"$OUT/last-stderr.txt")
+  elif [ "$engine" = base ]; then
+    [ -n "$BASE_DIR" ] || { echo "engine base needs BASE_DIR" >&2; exit 2; }
+    out=$(cd "$BASE_DIR" && npx tsx bench/overhead.ts "${args[@]}" 2>"$OUT/last-stderr.txt" |
+      sed 's/^RESULT {"peer":"floret"/RESULT {"peer":"floret-base"/')
   else
     out=$(cd "$PEERS_DIR" && node "peer-$engine.mjs" "${args[@]}" 2>"$OUT/last-stderr.txt")
   fi

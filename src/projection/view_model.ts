@@ -267,21 +267,17 @@ export class ViewModel {
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
       const item = this.items[index];
-      const updated: ThreadItem = {
-        ...item,
-        tool: {
-          ...item.tool!,
-          status: result.status,
-          output: result.output,
-          artifactId: result.artifactId,
-          endedAt: entry.at,
-        },
-      };
-      if (updated.tool && updated.tool.artifactId === undefined) delete updated.tool.artifactId;
-      if (result.structured !== undefined && updated.tool) {
-        updated.tool.structured = decodeStructured(result.structured, result.structuredTypes);
+      // Optional fields are added, never deleted: `delete` turns the object into a slow dictionary.
+      const { status, output, artifactId } = result;
+      const tool: NonNullable<ThreadItem["tool"]> = artifactId === undefined
+        ? { ...item.tool!, status, output, endedAt: entry.at }
+        : { ...item.tool!, status, output, artifactId, endedAt: entry.at };
+      if (artifactId === undefined && "artifactId" in tool) delete tool.artifactId;
+      if (result.structured !== undefined) {
+        tool.structured = decodeStructured(result.structured, result.structuredTypes);
       }
-      if (result.activity) updated.tool!.activity = structuredClone(result.activity);
+      if (result.activity) tool.activity = structuredClone(result.activity);
+      const updated: ThreadItem = { ...item, tool };
       this.#itemSeq.set(updated.id, entry.seq);
       this.items[index] = updated;
       this.#emit(() => ({ op: "replace", item: updated }));

@@ -121,6 +121,10 @@ export class ActiveRun {
    * (which ends the attempt but not the turn).
    */
   stepSignal(): AbortSignal {
+    // A signal nobody aborted serves the next request as well as a new one
+    // would (stop and steer abort it; listeners are removed after each
+    // attempt), so a step only pays for a controller after an abort.
+    if (this.#stepAbort && !this.#stepAbort.signal.aborted) return this.#stepAbort.signal;
     this.#stepAbort = new AbortController();
     if (this.#providerAbort.signal.aborted) {
       this.#stepAbort.abort(this.#providerAbort.signal.reason);

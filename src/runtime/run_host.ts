@@ -175,7 +175,7 @@ export class ThreadRunHost implements RunHost {
       const steered = end?.steers !== undefined && end.steers !== this.#run.steers;
       if (end && !steered) return await this.#end([step, ...also], end.outcome);
       this.#steered = steered;
-      await this.#actor.commit({ record: null, entries: [step, ...also] });
+      await this.#actor.commit({ record: null, entries: [step, ...also], fresh: true });
       this.#run.dropPartial();
     });
   }
@@ -190,6 +190,7 @@ export class ThreadRunHost implements RunHost {
         record: null,
         entries: also.length === 0 ? [results] : [results, ...also],
         set: this.#artifactValues(artifacts),
+        fresh: true,
       })
     );
   }
@@ -276,11 +277,7 @@ export class ThreadRunHost implements RunHost {
   #owned(change: () => Promise<void>): Promise<boolean> {
     const actor = this.#actor;
     return retryStale(() =>
-      actor.exclusive(async () => {
-        if (!actor.owns(this.#run)) return false;
-        await change();
-        return true;
-      })
+      actor.exclusive(() => actor.owns(this.#run) ? change().then(owned) : false)
     );
   }
 }
@@ -295,4 +292,8 @@ function redactStrings(
     out[key] = typeof value === "string" ? redact(value) : value;
   }
   return out;
+}
+
+function owned(): boolean {
+  return true;
 }

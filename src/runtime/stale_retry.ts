@@ -35,21 +35,35 @@ export const STALE_BACKOFF_MS = 1;
  * @returns what the successful attempt returned
  * @throws {FloretError} `storage_failure` when every re-plan lost its race
  */
-export async function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
+export function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
+  // Not async: the first attempt (nearly always the only one, and every
+  // commit of a run goes through here) costs one `catch`, not an async frame.
+  let first: Promise<T>;
+  try {
+    first = attempt();
+  } catch (error) {
+    first = Promise.reject(error);
+  }
+  return first.catch((error: unknown) => replan(attempt, error));
+}
+
+/** The attempts after a first one that threw `error`. */
+async function replan<T>(attempt: () => Promise<T>, error: unknown): Promise<T> {
   for (let replans = 0;; replans++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StaleThreadError)) throw error;
-      if (replans >= MAX_STALE_REPLANS) {
-        throw new FloretError(
-          "storage_failure",
-          `Thread kept changing under this write, gave up after ${MAX_STALE_REPLANS} re-plans: ${error.threadId}`,
-          { cause: error },
-        );
-      }
+    if (!(error instanceof StaleThreadError)) throw error;
+    if (replans >= MAX_STALE_REPLANS) {
+      throw new FloretError(
+        "storage_failure",
+        `Thread kept changing under this write, gave up after ${MAX_STALE_REPLANS} re-plans: ${error.threadId}`,
+        { cause: error },
+      );
     }
     // A timer, not a microtask: the writer that won gets to finish first.
     await new Promise((resolve) => setTimeout(resolve, STALE_BACKOFF_MS * 2 ** replans));
+    try {
+      return await attempt();
+    } catch (next) {
+      error = next;
+    }
   }
 }

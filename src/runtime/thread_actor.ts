@@ -34,6 +34,8 @@ import type {
 } from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
+type ViewFigures = NonNullable<ThreadView["context"]>;
+
 /** One change to commit: the new record and what goes with it. */
 export interface ActorChange {
   /** The new record; `null` appends entries under a check of the current one (see Journal.commit). */
@@ -42,6 +44,12 @@ export interface ActorChange {
   request?: { scope: string; key: string; value: RequestRecord };
   set?: { key: KvKey; value: unknown }[];
   delete?: KvKey[];
+  /**
+   * The entries were built for this commit alone and nobody else holds them
+   * (a run's step and results): the actor stamps `seq` and `at` on them
+   * instead of copying each one. A re-plan stamps them again.
+   */
+  fresh?: boolean;
 }
 
 /** The in-process owner of one thread. */
@@ -165,11 +173,9 @@ export class ThreadActor {
    */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     this.#queued++;
+    // Plain callbacks, not an async one: this runs for every commit of every step.
     const result = this.#tail
-      .then(async () => {
-        if (this.#unsure) await this.#reload();
-        return await fn();
-      })
+      .then((): T | Promise<T> => this.#unsure ? this.#reload().then(() => fn()) : fn())
       .finally(() => this.#queued--);
     this.#tail = result.then(noop, noop);
     return result;
@@ -188,40 +194,63 @@ export class ThreadActor {
    *
    * @throws {StaleThreadError} when another writer got there first (the actor has reloaded)
    */
-  async commit(change: ActorChange): Promise<void> {
-    const at = new Date().toISOString();
+  commit(change: ActorChange): Promise<void> {
+    // Not async: every step commits twice, and the journal's promise serves as is.
     let seq = this.#lastSeq;
-    const entries = (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
-    const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
-    let version: string | null;
+    let entries: Entry[];
+    let record: ThreadRecord | null;
     try {
-      version = await this.journal.commit({
-        expected: this.#current,
-        record,
-        entries,
-        request: change.request,
-        set: change.set,
-        delete: change.delete,
-      });
+      const at = new Date().toISOString();
+      entries = change.fresh
+        ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
+        : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
+      record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     } catch (error) {
-      this.#unsure = true;
-      this.#onCommitFailed?.(this);
-      throw error;
+      return Promise.reject(error);
     }
+    return this.journal.commit({
+      expected: this.#current,
+      record,
+      entries,
+      request: change.request,
+      set: change.set,
+      delete: change.delete,
+    }).then(
+      (version) => this.#landed(version, record, entries, seq),
+      (error: unknown) => {
+        this.#unsure = true;
+        this.#onCommitFailed?.(this);
+        throw error;
+      },
+    );
+  }
+
+  /** Applies a commit's outcome: a refusal reloads and throws {@link StaleThreadError}. */
+  #landed(
+    version: string | null,
+    record: ThreadRecord | null,
+    entries: Entry[],
+    seq: number,
+  ): void | Promise<void> {
     if (version === null) {
-      await this.#reload();
-      throw new StaleThreadError(this.threadId);
+      return this.#reload().then(() => {
+        throw new StaleThreadError(this.threadId);
+      });
     }
     const statusBefore = this.status;
     if (record) this.#current = { record, version };
     this.#lastSeq = seq;
     for (const entry of entries) this.#projections.apply(entry);
     if (entries.length > 0 && this.#agent && this.publisher.hasSubscribers) {
-      const value = viewContext(this.history, this.contextReader, this.#agent);
+      const value = this.#viewContext(this.#agent);
       this.publisher.push({ op: "component", name: "context", value });
     }
-    if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
-    if (this.status !== statusBefore) this.publishStatus();
+    // An append (every step of a run) keeps the record, so the status cannot have moved, nor
+    // the title, unless a pending claim's deadline passed meanwhile (titleStateOf reads the clock).
+    if (record || this.record.titleStatus === "pending") {
+      if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
+    }
+    if (record && this.status !== statusBefore) this.publishStatus();
   }
 
   /** Keeps a queued send's supplemental context in memory until its turn starts. */
@@ -387,8 +416,38 @@ export class ThreadActor {
     if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
     if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
     if (this.#runProgress) view.runProgress = { ...this.#runProgress };
-    if (this.#agent) view.context = viewContext(this.history, this.contextReader, this.#agent);
+    if (this.#agent) view.context = this.#viewContext(this.#agent);
     return view;
+  }
+
+  // The estimate projects the whole path (O(history)); it is kept until the
+  // history moves (a commit bumps lastSeq, a reload replaces the projections)
+  // or the agent changes, so a view of an idle thread does not pay it again.
+  #contextCache:
+    | { projections: ThreadProjections; lastSeq: number; agent: Agent; figures: ViewFigures }
+    | undefined;
+
+  #viewContext(agent: Agent): ViewFigures {
+    const cache = this.#contextCache;
+    if (
+      cache?.projections === this.#projections && cache.lastSeq === this.#lastSeq &&
+      cache.agent === agent
+    ) {
+      // A copy: hosts receive it inside views and may change it.
+      const figures = { ...cache.figures };
+      if (figures.confirmed) figures.confirmed = { ...figures.confirmed };
+      return figures;
+    }
+    const figures = viewContext(this.history, this.contextReader, agent);
+    const kept = { ...figures };
+    if (kept.confirmed) kept.confirmed = { ...kept.confirmed };
+    this.#contextCache = {
+      projections: this.#projections,
+      lastSeq: this.#lastSeq,
+      agent,
+      figures: kept,
+    };
+    return figures;
   }
 
   #titleShown: string | undefined;
@@ -482,6 +541,14 @@ export class ThreadActor {
 }
 
 function noop(): void {}
+
+/** Numbers a fresh entry in place: the same fields, in the same order, as `{ ...entry, seq, at }`. */
+function stamp(entry: NewEntry, seq: number, at: string): Entry {
+  const stamped = entry as Entry;
+  stamped.seq = seq;
+  stamped.at = at;
+  return stamped;
+}
 
 function queuedView(item: QueuedItem): QueuedInput {
   return { id: item.id, requestKey: item.requestKey, text: item.input.text };

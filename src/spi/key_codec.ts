@@ -51,6 +51,11 @@ class ByteWriter {
     return this.#buffer.slice(0, this.#length);
   }
 
+  /** Starts a new key in the same buffer (the encoder reuses one writer). */
+  reset(): void {
+    this.#length = 0;
+  }
+
   #grow(extra: number): void {
     const next = new Uint8Array(Math.max(this.#buffer.length * 2, this.#length + extra));
     next.set(this.#buffer.subarray(0, this.#length));
@@ -68,10 +73,14 @@ function writeEscaped(out: ByteWriter, bytes: Uint8Array): void {
 
 // IEEE 754 bits made sortable: negatives have every bit flipped (larger
 // magnitude sorts lower), non-negatives only the sign bit.
+// One scratch buffer serves every number: encoding is synchronous and
+// append() copies it, so no key needs its own DataView.
+const numberView = new DataView(new ArrayBuffer(8));
+const numberBytes = new Uint8Array(numberView.buffer);
+
 function writeNumber(out: ByteWriter, value: number): void {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, value === 0 ? 0 : value);
-  const bytes = new Uint8Array(view.buffer);
+  numberView.setFloat64(0, value === 0 ? 0 : value);
+  const bytes = numberBytes;
   if (bytes[0] & 0x80) { for (let i = 0; i < 8; i++) bytes[i] ^= 0xff; }
   else bytes[0] ^= 0x80;
   out.append(bytes);
@@ -108,9 +117,7 @@ function writePart(out: ByteWriter, part: KvKeyPart, index: number): void {
     out.push(TAG_BYTES);
     writeEscaped(out, part);
   } else if (typeof part === "string") {
-    if (loneSurrogate.test(part)) throw invalid(`part ${index} has a lone surrogate`);
-    out.push(TAG_STRING);
-    writeEscaped(out, utf8.encode(part));
+    out.append(encodedString(part, index));
   } else if (typeof part === "number") {
     if (Number.isNaN(part)) throw invalid(`part ${index} is NaN`);
     out.push(TAG_NUMBER);
@@ -141,9 +148,52 @@ function writePart(out: ByteWriter, part: KvKeyPart, index: number): void {
 export function encodeKey(key: KvKey, allowEmpty = false): Uint8Array {
   if (!Array.isArray(key)) throw invalid("a key must be an array of parts");
   if (key.length === 0 && !allowEmpty) throw invalid("a key needs at least one part");
+  // A key that is a Proxy could call back in here from a getter: such a call gets its own writer.
+  const out = encoding ? new ByteWriter() : shared;
+  const outer = !encoding;
+  encoding = true;
+  try {
+    out.reset();
+    for (let index = 0; index < key.length; index++) writePart(out, key[index], index);
+    return out.result();
+  } finally {
+    if (outer) encoding = false;
+  }
+}
+
+// encodeKey never yields, so one writer serves every call; result() copies out.
+const shared = new ByteWriter();
+let encoding = false;
+
+// The same few strings head most keys ("entry", a thread's id), so their
+// encoded form (tag, escaped UTF-8, terminator) is kept. Bounded: the cache is
+// dropped whole when full, which costs one re-encode per string.
+const STRING_CACHE_LIMIT = 4096;
+const stringCache = new Map<string, Uint8Array>();
+
+/** The full encoding of one string part; throws for lone surrogates (never cached). */
+function encodedString(part: string, index: number): Uint8Array {
+  const cached = stringCache.get(part);
+  if (cached) return cached;
+  if (loneSurrogate.test(part)) throw invalid(`part ${index} has a lone surrogate`);
   const out = new ByteWriter();
-  key.forEach((part, index) => writePart(out, part, index));
-  return out.result();
+  out.push(TAG_STRING);
+  writeEscaped(out, asciiBytes(part) ?? utf8.encode(part));
+  const encoded = out.result();
+  if (stringCache.size >= STRING_CACHE_LIMIT) stringCache.clear();
+  stringCache.set(part, encoded);
+  return encoded;
+}
+
+/** ASCII strings (every id and key word the engine makes) skip the TextEncoder. */
+function asciiBytes(part: string): Uint8Array | undefined {
+  const bytes = new Uint8Array(part.length);
+  for (let i = 0; i < part.length; i++) {
+    const code = part.charCodeAt(i);
+    if (code > 0x7f) return undefined;
+    bytes[i] = code;
+  }
+  return bytes;
 }
 
 class ByteReader {

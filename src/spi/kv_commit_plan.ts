@@ -53,10 +53,49 @@ function listOf<T>(value: T[] | undefined, name: string): T[] {
 }
 
 // Binary strings of the encoded bytes make Map keys that compare by content.
+// fromCharCode over a chunk builds the string in one call instead of one
+// concatenation per byte; chunks stay far below any argument-count limit.
+const MAP_KEY_CHUNK = 4096;
+
 function mapKey(bytes: Uint8Array): string {
+  if (bytes.length <= MAP_KEY_CHUNK) {
+    return String.fromCharCode.apply(null, bytes as unknown as number[]);
+  }
   let out = "";
-  for (const byte of bytes) out += String.fromCharCode(byte);
+  for (let i = 0; i < bytes.length; i += MAP_KEY_CHUNK) {
+    const chunk = bytes.subarray(i, i + MAP_KEY_CHUNK);
+    out += String.fromCharCode.apply(null, chunk as unknown as number[]);
+  }
   return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// A commit writes a handful of keys: comparing them pairwise is cheaper than
+// a Set of their binary strings, which large commits still get.
+const PAIRWISE_LIMIT = 16;
+
+function assertDistinct(writes: PlannedWrite[]): void {
+  if (writes.length <= PAIRWISE_LIMIT) {
+    for (let i = 1; i < writes.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (sameBytes(writes[i].key, writes[j].key)) {
+          throw invalid("a key is written more than once");
+        }
+      }
+    }
+    return;
+  }
+  const seen = new Set<string>();
+  for (const write of writes) {
+    const id = mapKey(write.key);
+    if (seen.has(id)) throw invalid("a key is written more than once");
+    seen.add(id);
+  }
 }
 
 /**
@@ -81,21 +120,15 @@ export function planCommit(op: KvCommit): CommitPlan {
     }
     return { key: encodeKey(check.key), version: check.version };
   });
-  const seen = new Set<string>();
-  const claim = (key: Uint8Array): Uint8Array => {
-    const id = mapKey(key);
-    if (seen.has(id)) throw invalid("a key is written more than once");
-    seen.add(id);
-    return key;
-  };
   const writes: PlannedWrite[] = listOf(op.set, "set").map((entry) => {
     if (entry === null || typeof entry !== "object") throw invalid("a set entry must be an object");
     if (!(entry.value instanceof Uint8Array)) throw invalid("a value must be a Uint8Array");
-    return { key: claim(encodeKey(entry.key)), value: entry.value.slice() };
+    return { key: encodeKey(entry.key), value: entry.value.slice() };
   });
   for (const key of listOf(op.delete, "delete")) {
-    writes.push({ key: claim(encodeKey(key)), value: null });
+    writes.push({ key: encodeKey(key), value: null });
   }
+  assertDistinct(writes);
   return { checks, writes };
 }
 
