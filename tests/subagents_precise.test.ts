@@ -166,7 +166,7 @@ describe("tool output shapes", () => {
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
     const [wait] = toolItems(view, "wait_agents");
-    assert.equal(wait.status, "completed", wait.output);
+    assert.equal(wait.status, "completed", String(wait.output));
     assert.equal(JSON.parse(wait.output!).agents[0].status, "completed");
     await f.host.shutdown();
   });
@@ -332,7 +332,7 @@ describe("reaching descendants", () => {
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 20_000 });
     const [cancelled] = toolItems(view, "cancel_agent");
     assert.ok(cancelled, "the lead cancelled its child");
-    assert.equal(cancelled.status, "completed", cancelled.output);
+    assert.equal(cancelled.status, "completed", String(cancelled.output));
     assert.deepEqual(JSON.parse(cancelled.output!), { threadId: childId, status: "cancelled" });
     const [grandchild] = (await f.threads.list({ parentThreadId: childId })).threads;
     const seen = await f.threads.view(grandchild.threadId);

@@ -259,16 +259,27 @@ describe("limits", () => {
 });
 
 describe("requests", () => {
-  test("only GET: the input has no method, and extra arguments change nothing", async () => {
+  test("only GET: a call asking for another method or a body is an error result and sends nothing", async () => {
+    for (const extra of [{ method: "POST" }, { method: "delete" }, { method: 1 }, { body: "x" }]) {
+      const { tool, transport } = siteTool();
+      const result = await callTool(tool, { url: `http://${SITE}/text`, ...extra });
+      assert.equal(result.isError, true, result.output);
+      assert.match(result.output, /only sends GET requests/);
+      assert.deepEqual(transport.calls, []);
+    }
+  });
+
+  test("only GET: method GET (any case) and other extra arguments change nothing", async () => {
     const { tool, transport } = siteTool();
-    const result = await callTool(tool, {
-      url: `http://${SITE}/text`,
-      method: "POST",
-      body: "x",
-      headers: { "x-a": "1" },
-    });
-    assert.equal(result.isError, false, result.output);
-    assert.deepEqual(transport.calls.map((c) => c.method), ["GET"]);
+    for (const method of ["GET", "get", undefined]) {
+      const result = await callTool(tool, {
+        url: `http://${SITE}/text`,
+        method,
+        headers: { "x-a": "1" },
+      });
+      assert.equal(result.isError, false, result.output);
+    }
+    assert.deepEqual(transport.calls.map((c) => c.method), ["GET", "GET", "GET"]);
   });
 
   test("the transport gets the request with redirects off and the checked address", async () => {
