@@ -4,7 +4,14 @@
 // and subscribe on a child, and cancel/delete reaching grandchildren.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { defineAgent, FloretError, type ProviderRequest, type ThreadView } from "@floret/engine";
+import {
+  defineAgent,
+  FloretError,
+  memoryStore,
+  openHost,
+  type ProviderRequest,
+  type ThreadView,
+} from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import {
   childAgent,
@@ -339,5 +346,56 @@ describe("reaching descendants", () => {
     assert.notEqual(seen.status, "running");
     assert.equal(seen.turns.at(-1)?.outcome, "cancelled");
     await f.host.shutdown();
+  });
+});
+
+describe("after a restart", () => {
+  test("a child cut off by a shutdown reads `interrupted` in wait_agents and inspect_agent", async () => {
+    // Shutdown closes the store; this one outlives each host, like a file would.
+    const inner = memoryStore();
+    const store = { ...inner, close: () => Promise.resolve() };
+    const slow = childAgent("slow", () => ({ hang: true }));
+    const f = await family(
+      [{ toolCalls: [spawn("slow", "forever")] }, { text: "started" }],
+      [slow],
+      {},
+      store,
+    );
+    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
+    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
+    const [child] = (await f.threads.list({ parentThreadId: f.threadId })).threads;
+    await until(
+      async () => (await f.threads.view(child.threadId)).status === "running",
+      "the child runs",
+    );
+    await f.host.shutdown();
+
+    const gateway = scriptedGateway([
+      {
+        toolCalls: [
+          { name: "wait_agents", arguments: { threadIds: [child.threadId] } },
+          { name: "inspect_agent", arguments: { threadId: child.threadId } },
+        ],
+      },
+      { text: "seen" },
+    ]);
+    const parent = defineAgent({
+      id: "lead",
+      systemPrompt: "You lead.",
+      gateway,
+      subagents: [childAgent("slow")],
+    });
+    const host = await openHost({ store });
+    const threads = host.threads({ agent: parent });
+    await threads.send({ threadId: f.threadId, requestKey: "s2", input: { text: "status?" } });
+    await threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
+    const request = gateway.requests[1];
+    assert.deepEqual(toolOutputs(request, "wait_agents"), [
+      { agents: [{ threadId: child.threadId, status: "interrupted" }] },
+    ]);
+    assert.deepEqual(toolOutputs(request, "inspect_agent"), [
+      { threadId: child.threadId, status: "interrupted" },
+    ]);
+    await host.shutdown();
   });
 });
