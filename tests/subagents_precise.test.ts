@@ -303,6 +303,11 @@ describe("reaching descendants", () => {
       );
     }
     assert.deepEqual((await f.threads.list()).threads, []);
+    // The deleted parent's children are not listed either: the parent is gone.
+    await assert.rejects(
+      f.threads.list({ parentThreadId: f.threadId }),
+      (error) => error instanceof FloretError && error.code === "thread_not_found",
+    );
     await f.host.shutdown();
   });
 
