@@ -225,7 +225,7 @@ describe("tool output shapes", () => {
 });
 
 describe("a child is an ordinary thread", () => {
-  test("history and subscribe work on a child", async () => {
+  test("history, subscribe, setTitle, context and compact work on a child", async () => {
     const f = await family(
       [{ toolCalls: [spawn("alpha", "first task")] }, waitForSpawned, { text: "ok" }],
       [childAgent("alpha")],
@@ -250,6 +250,21 @@ describe("a child is an ordinary thread", () => {
     assert.ok(["batch", "resync"].includes((first.value as { type: string }).type));
     stop.abort();
     await f.threads.waitForIdle(child.threadId, { timeoutMs: 10_000 });
+
+    // Titles, context figures and compaction work on a child like on any thread.
+    const titled = await f.threads.setTitle({
+      threadId: child.threadId,
+      requestKey: "t1",
+      title: "Renamed child",
+    });
+    assert.equal(titled.view.title, "Renamed child");
+    assert.equal(titled.view.parentThreadId, f.threadId);
+    const figures = await f.threads.context(child.threadId);
+    assert.ok(figures.windowTokens > 0);
+    const compacted = await f.threads.compact({ threadId: child.threadId, requestKey: "k1" });
+    assert.ok(compacted);
+    const [listed] = (await f.threads.list({ parentThreadId: f.threadId })).threads;
+    assert.equal(listed.title, "Renamed child");
     await f.host.shutdown();
   });
 });
