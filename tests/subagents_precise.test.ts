@@ -224,6 +224,46 @@ describe("tool output shapes", () => {
   });
 });
 
+describe("report bounds the child sees", () => {
+  test("report_to_parent over 8192 bytes is an error result for the child; the parent gets the head, cut", async () => {
+    const long = "x".repeat(9000);
+    const exact = "y".repeat(8192);
+    const seenByChild: { output: string; isError?: boolean }[] = [];
+    const reporter = childAgent("reporter", (task, request) => {
+      const results = request.messages.flatMap((m) =>
+        m.role === "tool" && m.name === "report_to_parent" ? [m] : []
+      );
+      if (results.length === 0) {
+        const text = task === "long" ? long : exact;
+        return { toolCalls: [{ name: "report_to_parent", arguments: { text } }] };
+      }
+      seenByChild.push(...results.map((m) => ({ output: m.output, isError: m.isError })));
+      return { text: "finished" };
+    });
+    let waited: { agents: { threadId: string; status: string; report: string }[] } | undefined;
+    const f = await family([
+      { toolCalls: [spawn("reporter", "long"), spawn("reporter", "exact")] },
+      waitForSpawned,
+      (request) => {
+        waited = toolOutputs(request, "wait_agents")[0] as typeof waited;
+        return { text: "ok" };
+      },
+    ], [reporter]);
+    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
+    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
+    const [cut, whole] = waited!.agents;
+    assert.equal(cut.status, "completed");
+    assert.ok(new TextEncoder().encode(cut.report).length <= 8192);
+    assert.ok(cut.report.startsWith("xxxx"));
+    assert.match(cut.report, /\[… cut\]$/);
+    assert.equal(whole.report, exact, "exactly 8192 bytes is kept whole");
+    const flagged = seenByChild.filter((r) => r.isError === true);
+    assert.equal(flagged.length, 1, "only the long report is an error result");
+    assert.match(flagged[0].output, /Report too long: 9000 bytes, at most 8192/);
+    await f.host.shutdown();
+  });
+});
+
 describe("a child is an ordinary thread", () => {
   test("history, subscribe, setTitle, context and compact work on a child", async () => {
     const f = await family(
