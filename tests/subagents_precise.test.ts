@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   defineAgent,
+  defineTool,
   FloretError,
   memoryStore,
   openHost,
@@ -13,6 +14,7 @@ import {
   type ThreadView,
 } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
+import { z } from "zod";
 import {
   childAgent,
   family,
@@ -457,5 +459,96 @@ describe("after a restart", () => {
       { threadId: child.threadId, status: "interrupted" },
     ]);
     await host.shutdown();
+  });
+});
+
+describe("parent events in order", () => {
+  test("a question asked before a sibling completed is admitted before that completion", async () => {
+    let threads: import("@floret/engine").ThreadService | undefined;
+    let parentId = "";
+    const deploy = defineTool({
+      name: "deploy",
+      description: "Deploys (needs approval)",
+      input: z.object({}),
+      effect: "write",
+      permission: "ask",
+      execute: () => "deployed",
+    });
+    // The finisher completes only once its sibling waits for approval: a fixed order of facts.
+    const afterSibling = defineTool({
+      name: "after_sibling",
+      description: "Returns once a sibling waits",
+      input: z.object({}),
+      effect: "read",
+      execute: async () => {
+        await until(async () => {
+          const { threads: children } = await threads!.list({ parentThreadId: parentId });
+          return children.some((child) => child.status === "waiting");
+        }, "the sibling waits");
+        return "it waits";
+      },
+    });
+    // The asker asks only while the lead sits in wait_agents, so both facts
+    // are new at the same provider boundary and only their times order them.
+    const afterLeadWaits = defineTool({
+      name: "after_lead_waits",
+      description: "Returns once the lead waits",
+      input: z.object({}),
+      effect: "read",
+      execute: async () => {
+        await until(async () => {
+          const lead = await threads!.view(parentId);
+          return lead.items.some((i) =>
+            i.tool?.name === "wait_agents" && i.tool.status === "running"
+          );
+        }, "the lead waits");
+        return "it waits";
+      },
+    });
+    const asker = defineAgent({
+      id: "asker",
+      systemPrompt: "Ask.",
+      gateway: scriptedGateway([
+        { toolCalls: [{ name: "after_lead_waits", arguments: {} }] },
+        { toolCalls: [{ name: "deploy", arguments: {} }] },
+      ]),
+      tools: [deploy, afterLeadWaits],
+    });
+    const finisher = defineAgent({
+      id: "finisher",
+      systemPrompt: "Finish.",
+      gateway: scriptedGateway([
+        { toolCalls: [{ name: "after_sibling", arguments: {} }] },
+        { text: "finished" },
+      ]),
+      tools: [afterSibling],
+    });
+    const seen: ProviderRequest[] = [];
+    const f = await family(
+      [
+        { toolCalls: [spawn("asker", "ask"), spawn("finisher", "finish")] },
+        waitForSpawned,
+        (request) => {
+          seen.push(request);
+          return { text: "noted" };
+        },
+      ],
+      [asker, finisher],
+      { parentEvents: true },
+    );
+    threads = f.threads;
+    parentId = f.threadId;
+    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
+    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
+    const [askerId, finisherId] = toolOutputs(seen[0], "spawn_agent").map((o) => o.threadId);
+    const facts = seen[0].messages.flatMap((m) =>
+      m.role === "user" && m.text.startsWith("[sub-agent ") ? [m.text] : []
+    );
+    assert.deepEqual(facts, [
+      `[sub-agent ${askerId}] needs_approval: it waits for approval of a deploy call`,
+      `[sub-agent ${finisherId}] completed\nReport:\nfinished`,
+    ]);
+    await f.threads.cancel({ threadId: f.threadId, requestKey: "c", includeDescendants: true });
+    await f.host.shutdown();
   });
 });
