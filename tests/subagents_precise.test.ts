@@ -11,6 +11,7 @@ import {
   memoryStore,
   openHost,
   type ProviderRequest,
+  type ThreadService,
   type ThreadView,
 } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
@@ -464,8 +465,8 @@ describe("after a restart", () => {
 
 describe("parent events in order", () => {
   test("a question asked before a sibling completed is admitted before that completion", async () => {
-    let threads: import("@floret/engine").ThreadService | undefined;
-    let parentId = "";
+    // Filled once the family is open; the children's tools read the lead through it.
+    const lead: { threads?: ThreadService; id: string } = { id: "" };
     const deploy = defineTool({
       name: "deploy",
       description: "Deploys (needs approval)",
@@ -482,7 +483,7 @@ describe("parent events in order", () => {
       effect: "read",
       execute: async () => {
         await until(async () => {
-          const { threads: children } = await threads!.list({ parentThreadId: parentId });
+          const { threads: children } = await lead.threads!.list({ parentThreadId: lead.id });
           return children.some((child) => child.status === "waiting");
         }, "the sibling waits");
         return "it waits";
@@ -497,8 +498,8 @@ describe("parent events in order", () => {
       effect: "read",
       execute: async () => {
         await until(async () => {
-          const lead = await threads!.view(parentId);
-          return lead.items.some((i) =>
+          const view = await lead.threads!.view(lead.id);
+          return view.items.some((i) =>
             i.tool?.name === "wait_agents" && i.tool.status === "running"
           );
         }, "the lead waits");
@@ -536,8 +537,8 @@ describe("parent events in order", () => {
       [asker, finisher],
       { parentEvents: true },
     );
-    threads = f.threads;
-    parentId = f.threadId;
+    lead.threads = f.threads;
+    lead.id = f.threadId;
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
     const [askerId, finisherId] = toolOutputs(seen[0], "spawn_agent").map((o) => o.threadId);
