@@ -427,6 +427,14 @@ describe("other ranges never reach the transport", () => {
     "http://[2002:c0a8:1::]/",
     "http://[ff05::2]/",
     "https://224.0.0.1/",
+    "http://0300.0250.0.1/",
+    "http://3232235521/",
+    "http://0xc0a80001/",
+    "http://[::ffff:100.64.0.1]/",
+    "http://[fd00:ec2::254]/",
+    "http://[fec0::1]/",
+    "http:/\\169.254.169.254/",
+    "http://10.0.0.1\\@site.example/",
   ];
   for (const url of literals) {
     test(`the literal ${url}`, async () => {
