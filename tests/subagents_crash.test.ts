@@ -105,6 +105,49 @@ test(
 );
 
 test(
+  "killed after the spawn's result, while the child runs: a replayed spawn finds the same child, the wait reads interrupted",
+  options,
+  async () => {
+    await withDir("spawned", async ({ url }) => {
+      const leadId = await crashAt("spawned", url);
+      const { host, threads } = await reopen(
+        url,
+        [
+          // The retried model repeats the same call (same id): a replay, not a new child.
+          { toolCalls: [SPAWN] },
+          WAIT,
+          (request) => ({
+            text: `got ${JSON.stringify(toolOutputs(request, "wait_agents").at(-1))}`,
+          }),
+        ],
+        [{ text: "never asked" }],
+      );
+      try {
+        const lead = await threads.waitForIdle(leadId, { timeoutMs: 5_000 });
+        assert.equal(lead.turns.at(-1)?.outcome, "interrupted");
+        assert.equal(tools(lead, "spawn_agent")[0].status, "completed");
+        const [childId, ...others] = await childrenOf(threads, leadId);
+        assert.deepEqual(others, []);
+        const child = await threads.waitForIdle(childId, { timeoutMs: 5_000 });
+        assert.equal(child.turns.length, 1);
+        assert.equal(child.turns[0].outcome, "interrupted", "the child settles like any thread");
+
+        await threads.retry({ threadId: leadId, requestKey: "retry-lead" });
+        const done = await threads.waitForIdle(leadId, { timeoutMs: 10_000 });
+        assert.equal(
+          done.items.at(-1)?.text,
+          `got {"agents":[{"threadId":"${childId}","status":"interrupted"}]}`,
+        );
+        assert.deepEqual(await childrenOf(threads, leadId), [childId], "no second child");
+        assert.equal((await threads.view(childId)).turns.length, 1, "its task was not sent twice");
+      } finally {
+        await host.shutdown();
+      }
+    });
+  },
+);
+
+test(
   "killed while the lead waits: the wait is cancelled; retry waits again and continues",
   options,
   async () => {

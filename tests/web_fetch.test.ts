@@ -259,16 +259,27 @@ describe("limits", () => {
 });
 
 describe("requests", () => {
-  test("only GET: the input has no method, and extra arguments change nothing", async () => {
+  test("only GET: a call asking for another method or a body is an error result and sends nothing", async () => {
+    for (const extra of [{ method: "POST" }, { method: "delete" }, { method: 1 }, { body: "x" }]) {
+      const { tool, transport } = siteTool();
+      const result = await callTool(tool, { url: `http://${SITE}/text`, ...extra });
+      assert.equal(result.isError, true, result.output);
+      assert.match(result.output, /only sends GET requests/);
+      assert.deepEqual(transport.calls, []);
+    }
+  });
+
+  test("only GET: method GET (any case) and other extra arguments change nothing", async () => {
     const { tool, transport } = siteTool();
-    const result = await callTool(tool, {
-      url: `http://${SITE}/text`,
-      method: "POST",
-      body: "x",
-      headers: { "x-a": "1" },
-    });
-    assert.equal(result.isError, false, result.output);
-    assert.deepEqual(transport.calls.map((c) => c.method), ["GET"]);
+    for (const method of ["GET", "get", undefined]) {
+      const result = await callTool(tool, {
+        url: `http://${SITE}/text`,
+        method,
+        headers: { "x-a": "1" },
+      });
+      assert.equal(result.isError, false, result.output);
+    }
+    assert.deepEqual(transport.calls.map((c) => c.method), ["GET", "GET", "GET"]);
   });
 
   test("the transport gets the request with redirects off and the checked address", async () => {
@@ -416,6 +427,14 @@ describe("other ranges never reach the transport", () => {
     "http://[2002:c0a8:1::]/",
     "http://[ff05::2]/",
     "https://224.0.0.1/",
+    "http://0300.0250.0.1/",
+    "http://3232235521/",
+    "http://0xc0a80001/",
+    "http://[::ffff:100.64.0.1]/",
+    "http://[fd00:ec2::254]/",
+    "http://[fec0::1]/",
+    "http:/\\169.254.169.254/",
+    "http://10.0.0.1\\@site.example/",
   ];
   for (const url of literals) {
     test(`the literal ${url}`, async () => {

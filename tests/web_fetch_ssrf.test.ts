@@ -53,6 +53,14 @@ describe("literal loopback URLs, real transport", () => {
     "LOCALHOST",
     "localhost.",
     "api.localhost",
+    // Padded octal, full-width digits and ideographic dots: the URL parser folds them to 127.0.0.1.
+    "127.000.000.001",
+    "00000177.1",
+    "0x7f.0x0.0x0.0x1",
+    "１２７.０.０.１",
+    "127。0。0。1",
+    "[::ffff:0.0.0.0]",
+    "[0000:0000:0000:0000:0000:0000:0000:0001]",
   ];
   for (const host of notations) {
     test(`http://${host}:PORT/ is refused`, async () => {

@@ -15,7 +15,7 @@ import type { ServiceContext } from "../runtime/service_context.ts";
  * The children of one thread, a page at a time. The cursor names the last
  * child of the page by its update time and id.
  *
- * @throws {FloretError} `thread_not_found` when the parent does not exist
+ * @throws {FloretError} `thread_not_found` when the parent does not exist or was deleted
  */
 export async function listChildren(
   ctx: ServiceContext,
@@ -23,7 +23,11 @@ export async function listChildren(
   limit: number,
   cursor: string | undefined,
 ): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
-  if (typeof parentThreadId !== "string" || (await ctx.journal.thread(parentThreadId)) === null) {
+  // A deleted parent is gone like a missing one, as it is for view and history.
+  const parent = typeof parentThreadId === "string"
+    ? await ctx.journal.thread(parentThreadId)
+    : null;
+  if (!parent || parent.record.deleted) {
     throw new FloretError("thread_not_found", `Thread not found: ${String(parentThreadId)}`);
   }
   const ids = await ctx.journal.indexed(keys.childrenOf(parentThreadId));

@@ -57,14 +57,21 @@ export function childPreview(view: ThreadView): string | undefined {
   return text === undefined ? undefined : boundUtf8(text, MAX_PREVIEW_BYTES);
 }
 
+const encoder = new TextEncoder();
+
 function reportedText(view: ThreadView): string | undefined {
   for (let at = view.items.length - 1; at >= 0; at--) {
     const tool = view.items[at].tool;
-    if (tool?.name !== REPORT_TOOL || tool.status !== "completed") continue;
+    if (tool?.name !== REPORT_TOOL) continue;
+    if (tool.status !== "completed" && tool.status !== "error") continue;
     try {
       const parsed: unknown = JSON.parse(tool.arguments);
       const text = (parsed as { text?: unknown })?.text;
-      if (typeof text === "string") return text;
+      if (typeof text !== "string") continue;
+      // An error result counts only as the tool's "too long" answer: the report stands, cut.
+      if (tool.status === "completed" || encoder.encode(text).length > MAX_REPORT_BYTES) {
+        return text;
+      }
     } catch {
       // A call that did not parse never completed; keep looking.
     }

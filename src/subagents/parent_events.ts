@@ -88,7 +88,8 @@ function factsOf(view: ThreadView): { at: string; event: ChildEvent }[] {
       ? `approval of a ${interaction.toolName ?? "tool"} call`
       : `answers: ${(interaction.questions ?? []).map((q) => q.prompt).join(" / ")}`;
     facts.push({
-      at: new Date().toISOString(),
+      // When it opened, so a question asked before another child finished comes first.
+      at: interaction.createdAt ?? new Date().toISOString(),
       event: {
         key: `${childThreadId}/${interaction.id}/${fact}`,
         childThreadId,

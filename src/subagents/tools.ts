@@ -95,8 +95,22 @@ export const reportTool: ToolDefinition = defineTool({
     `reads (at most ${MAX_REPORT_BYTES} bytes; longer reports are cut).`,
   input: z.object({ text: z.string() }),
   effect: "none",
-  execute: () => "Report delivered to the parent.",
+  execute: ({ text }) => {
+    const bytes = utf8Length(text);
+    if (bytes <= MAX_REPORT_BYTES) return "Report delivered to the parent.";
+    // Still the report (its head, marked as cut); the error tells the child so it can say it shorter.
+    return {
+      output: `Report too long: ${bytes} bytes, at most ${MAX_REPORT_BYTES}. The parent gets ` +
+        "only its head, marked as cut. Call report_to_parent again with a shorter report " +
+        "if the rest matters.",
+      isError: true,
+    };
+  },
 });
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
 
 function json(value: unknown): string {
   return JSON.stringify(value);

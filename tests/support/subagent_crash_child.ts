@@ -4,6 +4,7 @@
 //
 // Usage: subagent_crash_child.ts <scenario> <libsql url>
 //   spawn     the child exists and runs; the lead's batch (spawn + a held read) is not committed
+//   spawned   the spawn's result is committed and the child runs; the lead's next request hangs
 //   wait      the lead waits in wait_agents for the child, whose model hangs
 //   continue  the child completed, the lead's wait returned, the lead's next request hangs
 import { openHost } from "@floret/engine";
@@ -26,6 +27,8 @@ const ready = (): void => console.log(`READY ${JSON.stringify({ threadId, runtim
 const check = (): void => {
   const reached = scenario === "spawn"
     ? held && workerStarts >= 1
+    : scenario === "spawned"
+    ? leadStarts >= 2 && workerStarts >= 1
     : scenario === "wait"
     ? leadStarts >= 2 && workerStarts >= 1
     : leadStarts >= 3;
@@ -35,6 +38,8 @@ const check = (): void => {
 
 const lead = scenario === "spawn"
   ? [{ toolCalls: [SPAWN, { name: "hold", callId: "call-hold", arguments: {} }] }]
+  : scenario === "spawned"
+  ? [{ toolCalls: [SPAWN] }, { hang: true as const }]
   : [{ toolCalls: [SPAWN] }, WAIT, { hang: true as const }];
 const worker = scenario === "continue" ? [{ text: "found it" }] : [{ hang: true as const }];
 const agent = leadAgent(

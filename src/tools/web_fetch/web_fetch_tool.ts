@@ -49,11 +49,27 @@ export interface WebFetchRuntime {
   allowLoopback: boolean;
 }
 
-const INPUT = z.object({
+// Loose so that a call asking for another method or a body is refused in
+// words the model reads, instead of being stripped to a GET it did not ask for.
+const INPUT = z.looseObject({
   url: z.string().min(1).max(WEB_FETCH_MAX_URL_LENGTH).describe(
     "The http or https URL to fetch",
   ),
 });
+
+/** Why a call asks for more than a GET, if it does. */
+function notAGet(input: Record<string, unknown>): string | undefined {
+  const method = input.method;
+  if (method !== undefined && (typeof method !== "string" || method.toUpperCase() !== "GET")) {
+    return `web_fetch only sends GET requests; the method ${
+      JSON.stringify(method)
+    } is refused and nothing was sent`;
+  }
+  if (input.body !== undefined) {
+    return "web_fetch only sends GET requests, which carry no body; nothing was sent";
+  }
+  return undefined;
+}
 
 /**
  * Builds the web_fetch tool on a runtime's resolver, transport and converter.
@@ -84,7 +100,10 @@ export function createWebFetchTool(
     input: INPUT,
     // A GET changes nothing, so a call cut short by a crash can simply run again.
     effect: "read",
-    execute: async ({ url }, context): Promise<ToolResult> => {
+    execute: async (input, context): Promise<ToolResult> => {
+      const refusal = notAGet(input);
+      if (refusal) return { output: refusal, isError: true };
+      const url = input.url;
       const timeout = AbortSignal.timeout(settings.timeoutMs);
       const signal = AbortSignal.any([context.signal, timeout]);
       try {
