@@ -18,6 +18,7 @@ import type { OpenCallsReader } from "../projection/open_calls.ts";
 import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
 import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
 import { titleStateOf } from "../projection/title_state.ts";
+import { copyTurns } from "../projection/view_copy.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import { PathReader } from "../journal/path_reader.ts";
 import { QuietUntilSwapped } from "../projection/quiet_sink.ts";
@@ -408,7 +409,7 @@ export class ThreadActor {
       items: this.view.items.map((item) => ({ ...item })),
       pending: this.interactions.pending().map(publicInteraction),
       queue: this.queueView(),
-      turns: this.view.turns.map((turn) => ({ ...turn })),
+      turns: copyTurns(this.view.turns),
       todos: this.view.todos.map((todo) => ({ ...todo })),
       viewVersion: this.publisher.version,
     };
