@@ -92,12 +92,15 @@ export interface ConfirmedUsage {
 class Batch {
   readonly assistant: HistoryMessage;
   readonly order: readonly string[];
+  /** Index of the exchange that holds it (a late result changes that exchange). */
+  readonly exchange: number;
   readonly results = new Map<string, HistoryMessage>();
   readonly after: HistoryMessage[] = [];
 
-  constructor(assistant: HistoryMessage, order: readonly string[]) {
+  constructor(assistant: HistoryMessage, order: readonly string[], exchange: number) {
     this.assistant = assistant;
     this.order = order;
+    this.exchange = exchange;
   }
 
   get complete(): boolean {
@@ -127,6 +130,15 @@ interface Exchange {
   segments: { turnId: string; messages: (HistoryMessage | Batch)[] }[];
 }
 
+/**
+ * The messages of the exchanges before the current one, as `messages` lists
+ * them for one state key: `upTo` is the first exchange not yet listed.
+ */
+interface Prefix {
+  out: HistoryMessage[];
+  upTo: number;
+}
+
 /** What readers of the provider history need: the messages of a turn's next request. */
 export type HistoryReader = Pick<
   HistoryModel,
@@ -144,6 +156,15 @@ export class HistoryModel {
   /** `${turnId}|${callId}` → the batch that made the call. */
   readonly #batches = new Map<string, Batch>();
   readonly #interactions: InteractionsReader | undefined;
+  /**
+   * Listed messages of the settled exchanges, per state key. Only the current
+   * (last) exchange changes as a turn runs, so each request lists the earlier
+   * ones once and afterwards only appends; a change to an exchange already
+   * listed (a late tool result) or a new checkpoint drops the lists.
+   */
+  readonly #prefixes = new Map<string, Prefix>();
+  /** The highest `upTo` among `#prefixes`: a change below it drops them. */
+  #listedUpTo = 0;
 
   /** @param interactions the path's interactions (answers become user messages) */
   constructor(interactions?: InteractionsReader) {
@@ -176,8 +197,10 @@ export class HistoryModel {
             entry.seq,
           );
           const batch = this.#batches.get(`${entry.turnId}|${result.callId}`);
-          if (batch) batch.results.set(result.callId, batch.adopt(message));
-          else this.#pushMessage(entry.turnId, message);
+          if (batch) {
+            this.#changed(batch.exchange);
+            batch.results.set(result.callId, batch.adopt(message));
+          } else this.#pushMessage(entry.turnId, message);
         }
         return;
       case "compaction":
@@ -227,28 +250,59 @@ export class HistoryModel {
    * sent, not the thread's length.
    */
   messages(stateKey: string, supplemental?: HistoryMessage): HistoryMessage[] {
-    const out: HistoryMessage[] = [];
     const checkpoint = this.#checkpoint;
     const cutSeq = checkpoint?.cutSeq ?? 0;
-    if (checkpoint) out.push(checkpoint.message);
-    for (let i = checkpoint?.fromExchange ?? 0; i < this.#exchanges.length; i++) {
-      const exchange = this.#exchanges[i];
-      if (exchange.user.position! >= cutSeq) out.push(exchange.user);
-      if (supplemental && exchange === this.#current) out.push(supplemental);
-      for (const segment of exchange.segments) {
-        for (const part of segment.messages) {
-          const message = part instanceof Batch ? part.assistant : part;
-          if (message.position! < cutSeq) continue;
-          out.push(
-            message.stateKey === undefined || message.stateKey === stateKey
-              ? message
-              : withoutState(message),
-          );
-          if (part instanceof Batch) part.rest(out);
-        }
-      }
+    const from = checkpoint?.fromExchange ?? 0;
+    // The current exchange is the last one; every one before it is settled.
+    const settled = this.#exchanges.length - 1;
+    let prefix = this.#prefixes.get(stateKey);
+    if (!prefix) {
+      prefix = { out: checkpoint ? [checkpoint.message] : [], upTo: from };
+      this.#prefixes.set(stateKey, prefix);
+    }
+    for (; prefix.upTo < settled; prefix.upTo++) {
+      this.#list(this.#exchanges[prefix.upTo], cutSeq, stateKey, undefined, prefix.out);
+    }
+    if (prefix.upTo > this.#listedUpTo) this.#listedUpTo = prefix.upTo;
+    const out = prefix.out.slice();
+    if (settled >= from) {
+      this.#list(this.#exchanges[settled], cutSeq, stateKey, supplemental, out);
     }
     return out;
+  }
+
+  /** Appends one exchange's messages from the cut on (see `messages`). */
+  #list(
+    exchange: Exchange,
+    cutSeq: number,
+    stateKey: string,
+    supplemental: HistoryMessage | undefined,
+    out: HistoryMessage[],
+  ): void {
+    if (exchange.user.position! >= cutSeq) out.push(exchange.user);
+    if (supplemental && exchange === this.#current) out.push(supplemental);
+    for (const segment of exchange.segments) {
+      for (const part of segment.messages) {
+        const message = part instanceof Batch ? part.assistant : part;
+        if (message.position! < cutSeq) continue;
+        out.push(
+          message.stateKey === undefined || message.stateKey === stateKey
+            ? message
+            : withoutState(message),
+        );
+        if (part instanceof Batch) part.rest(out);
+      }
+    }
+  }
+
+  /** Records a change to exchange `index`: lists that cover it are dropped. */
+  #changed(index: number): void {
+    if (index < this.#listedUpTo) this.#dropListed();
+  }
+
+  #dropListed(): void {
+    this.#prefixes.clear();
+    this.#listedUpTo = 0;
   }
 
   /** The user message of the latest exchange (the current user input). */
@@ -279,6 +333,7 @@ export class HistoryModel {
       if (this.#exchanges[i].user.position! <= entry.cutSeq) break;
     }
     const text = checkpointText(entry.summary ?? "", entry.keptInputs ?? []);
+    this.#dropListed(); // the lists start at the old checkpoint
     this.#checkpoint = {
       message: toHistory({ role: "user", text }),
       cutSeq: entry.cutSeq,
@@ -297,9 +352,11 @@ export class HistoryModel {
       this.#current = { user: toHistory(user, undefined, entry.seq), segments: [] };
       this.#exchanges.push(this.#current);
     } else if (entry.retryOf?.mode === "regenerate" && this.#current) {
+      this.#changed(this.#exchanges.length - 1);
       this.#current.segments = [];
       this.#confirmed = undefined; // it measured the answer being replaced
     }
+    if (this.#current) this.#changed(this.#exchanges.length - 1);
     this.#current?.segments.push({ turnId: entry.turnId, messages: [] });
   }
 
@@ -319,7 +376,7 @@ export class HistoryModel {
     const history = toHistory(message, stateKey, entry.seq);
     const batch = entry.calls.length === 0
       ? undefined
-      : new Batch(history, entry.calls.map((call) => call.callId));
+      : new Batch(history, entry.calls.map((call) => call.callId), this.#exchanges.length - 1);
     if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
     if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
     for (const call of batch ? entry.calls : []) {
@@ -330,6 +387,7 @@ export class HistoryModel {
   #pushMessage(turnId: string, message: HistoryMessage | Batch): boolean {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return false;
+    this.#changed(this.#exchanges.length - 1);
     segment.messages.push(message);
     return true;
   }
@@ -338,6 +396,7 @@ export class HistoryModel {
   #pushUser(turnId: string, message: HistoryMessage): void {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return;
+    this.#changed(this.#exchanges.length - 1);
     const last = segment.messages.at(-1);
     if (last instanceof Batch && !last.complete) last.after.push(last.adopt(message));
     else segment.messages.push(message);
