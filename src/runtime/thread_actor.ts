@@ -18,7 +18,6 @@ import type { OpenCallsReader } from "../projection/open_calls.ts";
 import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
 import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
 import { titleStateOf } from "../projection/title_state.ts";
-import { copyTurns } from "../projection/view_copy.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import { PathReader } from "../journal/path_reader.ts";
 import { QuietUntilSwapped } from "../projection/quiet_sink.ts";
@@ -409,7 +408,7 @@ export class ThreadActor {
       items: this.view.items.map((item) => ({ ...item })),
       pending: this.interactions.pending().map(publicInteraction),
       queue: this.queueView(),
-      turns: copyTurns(this.view.turns),
+      turns: this.view.turns.map((turn) => ({ ...turn })),
       todos: this.view.todos.map((todo) => ({ ...todo })),
       viewVersion: this.publisher.version,
     };

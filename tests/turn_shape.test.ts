@@ -1,12 +1,11 @@
 /**
- * Views copy every turn summary; the common ended shape is copied by a
- * literal (view_copy.ts) instead of a spread. The copy must be what a spread
- * gives — same own keys, same order, same values — for every shape, and a new
- * object each time.
+ * `ViewModel` stores ended turns through `copyTurn` (turn_shape.ts), which
+ * rebuilds the common shape by a literal: it must give what a spread gives —
+ * same own keys, same order, same values — for every shape, as a new object.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { copyTurn, copyTurns } from "../src/projection/view_copy.ts";
+import { copyTurn } from "../src/projection/turn_shape.ts";
 import type { TurnSummary } from "../src/projection/view_types.ts";
 import { setup } from "./support/context_host.ts";
 
@@ -63,16 +62,6 @@ for (const [name, turn] of Object.entries(shapes)) {
     assert.deepEqual(Object.keys(copy), Object.keys(turn));
   });
 }
-
-test("copyTurns copies each turn", () => {
-  const turns = Object.values(shapes);
-  const copies = copyTurns(turns);
-  assert.equal(copies.length, turns.length);
-  copies.forEach((copy, i) => {
-    assert.notEqual(copy, turns[i]);
-    assert.deepEqual(copy, turns[i]);
-  });
-});
 
 test("a view's ended turn has the keys, in the order, that copyTurn's literal writes", async () => {
   const e = await setup();
