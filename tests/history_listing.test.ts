@@ -9,6 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HistoryModel } from "../src/projection/history_model.ts";
 import type { Entry } from "../src/journal/entries.ts";
+import { roughCounter } from "../src/context/token_counter.ts";
 
 const at = "2026-12-01T00:00:00.000Z";
 let seq = 0;
@@ -113,6 +114,13 @@ test("the listed history equals a fresh listing after every entry", () => {
     for (const entry of entries.slice(0, i + 1)) fresh.apply(entry);
     for (const key of ["k1", "k2", ""]) {
       assert.deepEqual(listed(live, key), listed(fresh, key), `after entry ${i}, key ${key}`);
+      // The settled figures describe the leading messages of that list.
+      const messages = live.messages(key);
+      const settled = live.settled(key, roughCounter);
+      assert.ok(settled.count <= messages.length);
+      const head = messages.slice(0, settled.count);
+      assert.equal(settled.tokens, head.reduce((sum, m) => sum + m.tokens, 0));
+      assert.equal(settled.maxSeq, Math.max(0, ...head.map((m) => m.seq ?? 0)));
     }
   }
   const last = listed(live, "k1");

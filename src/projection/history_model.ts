@@ -137,12 +137,33 @@ interface Exchange {
 interface Prefix {
   out: HistoryMessage[];
   upTo: number;
+  /** The highest journal seq among `out`'s messages (0 when none has one). */
+  maxSeq: number;
+  /** Tokens of `out[0..counted)` by `counter` (one agent sizes a thread at a time). */
+  counter?: TokenCounter;
+  tokens: number;
+  counted: number;
+}
+
+/** What a request's estimate can take from the settled exchanges without summing them again. */
+export interface SettledFigures {
+  /** How many leading messages of the last `messages()` list (same state key) are settled. */
+  count: number;
+  /** Their tokens by the counter asked for. */
+  tokens: number;
+  /** The highest journal seq among them (0 when none has one). */
+  maxSeq: number;
 }
 
 /** What readers of the provider history need: the messages of a turn's next request. */
 export type HistoryReader = Pick<
   HistoryModel,
-  "messages" | "confirmed" | "currentInput" | "compactionFailures" | "admittedChildEvents"
+  | "messages"
+  | "settled"
+  | "confirmed"
+  | "currentInput"
+  | "compactionFailures"
+  | "admittedChildEvents"
 >;
 
 /** The provider-facing projection of a thread's path. */
@@ -257,11 +278,24 @@ export class HistoryModel {
     const settled = this.#exchanges.length - 1;
     let prefix = this.#prefixes.get(stateKey);
     if (!prefix) {
-      prefix = { out: checkpoint ? [checkpoint.message] : [], upTo: from };
+      prefix = {
+        out: checkpoint ? [checkpoint.message] : [],
+        upTo: from,
+        maxSeq: 0,
+        tokens: 0,
+        counted: 0,
+      };
       this.#prefixes.set(stateKey, prefix);
     }
-    for (; prefix.upTo < settled; prefix.upTo++) {
-      this.#list(this.#exchanges[prefix.upTo], cutSeq, stateKey, undefined, prefix.out);
+    if (prefix.upTo < settled) {
+      const start = prefix.out.length;
+      for (; prefix.upTo < settled; prefix.upTo++) {
+        this.#list(this.#exchanges[prefix.upTo], cutSeq, stateKey, undefined, prefix.out);
+      }
+      for (let i = start; i < prefix.out.length; i++) {
+        const seq = prefix.out[i].seq;
+        if (seq !== undefined && seq > prefix.maxSeq) prefix.maxSeq = seq;
+      }
     }
     if (prefix.upTo > this.#listedUpTo) this.#listedUpTo = prefix.upTo;
     const out = prefix.out.slice();
@@ -269,6 +303,30 @@ export class HistoryModel {
       this.#list(this.#exchanges[settled], cutSeq, stateKey, supplemental, out);
     }
     return out;
+  }
+
+  /**
+   * Figures of the settled part of the last `messages(stateKey)` list: its
+   * leading messages that every later list repeats, their tokens by `counter`
+   * (summed once, then only what was appended), and their highest seq. A
+   * request's estimate then sums only the messages after them.
+   *
+   * @param stateKey the state key `messages` was last called with
+   * @param counter the agent's token counter
+   * @returns the figures (zero when nothing is settled)
+   */
+  settled(stateKey: string, counter: TokenCounter): SettledFigures {
+    const prefix = this.#prefixes.get(stateKey);
+    if (!prefix) return { count: 0, tokens: 0, maxSeq: 0 };
+    if (prefix.counter !== counter) {
+      prefix.counter = counter;
+      prefix.tokens = 0;
+      prefix.counted = 0;
+    }
+    for (; prefix.counted < prefix.out.length; prefix.counted++) {
+      prefix.tokens += prefix.out[prefix.counted].tokensBy(counter);
+    }
+    return { count: prefix.counted, tokens: prefix.tokens, maxSeq: prefix.maxSeq };
   }
 
   /** Appends one exchange's messages from the cut on (see `messages`). */
