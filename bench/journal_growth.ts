@@ -14,7 +14,7 @@
  *    per thread, at 500 and at 1,000 threads, on memoryStore (journal in the
  *    heap) and on libsqlStore (journal on disk, so only the engine's state).
  *
- * Run: `node --expose-gc --import tsx bench/journal_growth.ts [--quick]`
+ * Run: `node --expose-gc --import tsx bench/journal_growth.ts [--quick] [--timed=memory]`
  * (without `--expose-gc` memory figures include uncollected garbage).
  *
  * @module
@@ -175,7 +175,11 @@ const median = (xs: number[]): number => {
  * the last 20, and what `waitForIdle` alone costs on the idle thread at both
  * points (it copies the whole view, so it is the part that may grow).
  */
-async function timedTurns(kind: "memory" | "libsql-normal" | "libsql", turns: number) {
+async function timedTurns(
+  kind: "memory" | "libsql-normal" | "libsql",
+  turns: number,
+  print = true,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "floret-timed-"));
   const store = kind === "memory" ? memoryStore() : libsqlStore({
     url: `file:${join(dir, "timed.db")}`,
@@ -208,12 +212,14 @@ async function timedTurns(kind: "memory" | "libsql-normal" | "libsql", turns: nu
   const early = median(wall.slice(5, 25));
   const late = median(wall.slice(-20));
   const us = (ms: number): string => (ms * 1000).toFixed(0);
-  console.log(
-    `${kind}: µs per turn (2 model calls, 1 tool step), median of turns 6-25: ${us(early)}, ` +
-      `of turns ${turns - 19}-${turns}: ${us(late)} (${(late / early).toFixed(2)}×); ` +
-      `waitForIdle on the idle thread at turn 25: ${us(idleView.get(25)!)} µs, ` +
-      `at turn ${turns}: ${us(idleView.get(turns)!)} µs`,
-  );
+  if (print) {
+    console.log(
+      `${kind}: µs per turn (2 model calls, 1 tool step), median of turns 6-25: ${us(early)}, ` +
+        `of turns ${turns - 19}-${turns}: ${us(late)} (${(late / early).toFixed(2)}×); ` +
+        `waitForIdle on the idle thread at turn 25: ${us(idleView.get(25)!)} µs, ` +
+        `at turn ${turns}: ${us(idleView.get(turns)!)} µs`,
+    );
+  }
   await host.shutdown();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -272,10 +278,22 @@ console.log(
     gc ? "forced (--expose-gc)" : "NOT available: memory figures include garbage"
   }`,
 );
-await manyTurns(quick ? 50 : 500);
-await longTurn(quick ? 100 : 500);
-for (const kind of ["memory", "libsql-normal", "libsql"] as const) {
-  await timedTurns(kind, quick ? 60 : 500);
+// `--timed=memory` (or `libsql-normal`, `libsql`) runs only that store's timed turns,
+// so before/after comparisons can interleave short runs. A discarded 500-turn
+// thread warms the JIT first, as the full run's earlier sections do.
+const timedOnly = process.argv.find((a) => a.startsWith("--timed="))?.slice("--timed=".length);
+if (timedOnly !== undefined) {
+  if (timedOnly !== "memory" && timedOnly !== "libsql-normal" && timedOnly !== "libsql") {
+    throw new Error(`--timed= takes memory, libsql-normal or libsql, not ${timedOnly}`);
+  }
+  await timedTurns(timedOnly, quick ? 60 : 500, false);
+  await timedTurns(timedOnly, quick ? 60 : 500);
+} else {
+  await manyTurns(quick ? 50 : 500);
+  await longTurn(quick ? 100 : 500);
+  for (const kind of ["memory", "libsql-normal", "libsql"] as const) {
+    await timedTurns(kind, quick ? 60 : 500);
+  }
+  await idleThreads("memory", quick ? 200 : 1000);
+  await idleThreads("libsql", quick ? 200 : 1000);
 }
-await idleThreads("memory", quick ? 200 : 1000);
-await idleThreads("libsql", quick ? 200 : 1000);

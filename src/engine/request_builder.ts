@@ -75,17 +75,23 @@ export function projectRequest(
 ): Projection {
   const parts = partsOf(agent);
   const counter = counterOf(agent);
-  const messages = history.messages(stateKeyOf(agent), supplemental);
+  const stateKey = stateKeyOf(agent);
+  const messages = history.messages(stateKey, supplemental);
+  // The settled exchanges' tokens are summed once (HistoryModel.settled); only
+  // the messages after them are summed here, so the cost follows the turn.
+  const settled = history.settled(stateKey, counter);
   const base = counter.requestOverhead + parts.system.tokensBy(counter) + parts.toolTokens;
-  let estimate = base;
-  for (const message of messages) estimate += message.tokensBy(counter);
+  let estimate = base + settled.tokens;
+  for (let i = settled.count; i < messages.length; i++) estimate += messages[i].tokensBy(counter);
   let projected = estimate;
   const confirmed = history.confirmed();
   if (confirmed) {
     const usage = confirmed.usage;
     let since = (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) +
       (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0);
-    for (const message of messages) {
+    // No settled message is newer than the confirmed step unless its seq says so.
+    for (let i = confirmed.seq >= settled.maxSeq ? settled.count : 0; i < messages.length; i++) {
+      const message = messages[i];
       if (message.seq !== undefined && message.seq > confirmed.seq) {
         since += message.tokensBy(counter);
       }

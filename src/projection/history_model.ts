@@ -92,12 +92,15 @@ export interface ConfirmedUsage {
 class Batch {
   readonly assistant: HistoryMessage;
   readonly order: readonly string[];
+  /** Index of the exchange that holds it (a late result changes that exchange). */
+  readonly exchange: number;
   readonly results = new Map<string, HistoryMessage>();
   readonly after: HistoryMessage[] = [];
 
-  constructor(assistant: HistoryMessage, order: readonly string[]) {
+  constructor(assistant: HistoryMessage, order: readonly string[], exchange: number) {
     this.assistant = assistant;
     this.order = order;
+    this.exchange = exchange;
   }
 
   get complete(): boolean {
@@ -127,10 +130,40 @@ interface Exchange {
   segments: { turnId: string; messages: (HistoryMessage | Batch)[] }[];
 }
 
+/**
+ * The messages of the exchanges before the current one, as `messages` lists
+ * them for one state key: `upTo` is the first exchange not yet listed.
+ */
+interface Prefix {
+  out: HistoryMessage[];
+  upTo: number;
+  /** The highest journal seq among `out`'s messages (0 when none has one). */
+  maxSeq: number;
+  /** Tokens of `out[0..counted)` by `counter` (one agent sizes a thread at a time). */
+  counter?: TokenCounter;
+  tokens: number;
+  counted: number;
+}
+
+/** What a request's estimate can take from the settled exchanges without summing them again. */
+export interface SettledFigures {
+  /** How many leading messages of the last `messages()` list (same state key) are settled. */
+  count: number;
+  /** Their tokens by the counter asked for. */
+  tokens: number;
+  /** The highest journal seq among them (0 when none has one). */
+  maxSeq: number;
+}
+
 /** What readers of the provider history need: the messages of a turn's next request. */
 export type HistoryReader = Pick<
   HistoryModel,
-  "messages" | "confirmed" | "currentInput" | "compactionFailures" | "admittedChildEvents"
+  | "messages"
+  | "settled"
+  | "confirmed"
+  | "currentInput"
+  | "compactionFailures"
+  | "admittedChildEvents"
 >;
 
 /** The provider-facing projection of a thread's path. */
@@ -144,6 +177,15 @@ export class HistoryModel {
   /** `${turnId}|${callId}` → the batch that made the call. */
   readonly #batches = new Map<string, Batch>();
   readonly #interactions: InteractionsReader | undefined;
+  /**
+   * Listed messages of the settled exchanges, per state key. Only the current
+   * (last) exchange changes as a turn runs, so each request lists the earlier
+   * ones once and afterwards only appends; a change to an exchange already
+   * listed (a late tool result) or a new checkpoint drops the lists.
+   */
+  readonly #prefixes = new Map<string, Prefix>();
+  /** The highest `upTo` among `#prefixes`: a change below it drops them. */
+  #listedUpTo = 0;
 
   /** @param interactions the path's interactions (answers become user messages) */
   constructor(interactions?: InteractionsReader) {
@@ -176,8 +218,10 @@ export class HistoryModel {
             entry.seq,
           );
           const batch = this.#batches.get(`${entry.turnId}|${result.callId}`);
-          if (batch) batch.results.set(result.callId, batch.adopt(message));
-          else this.#pushMessage(entry.turnId, message);
+          if (batch) {
+            this.#changed(batch.exchange);
+            batch.results.set(result.callId, batch.adopt(message));
+          } else this.#pushMessage(entry.turnId, message);
         }
         return;
       case "compaction":
@@ -227,28 +271,96 @@ export class HistoryModel {
    * sent, not the thread's length.
    */
   messages(stateKey: string, supplemental?: HistoryMessage): HistoryMessage[] {
-    const out: HistoryMessage[] = [];
     const checkpoint = this.#checkpoint;
     const cutSeq = checkpoint?.cutSeq ?? 0;
-    if (checkpoint) out.push(checkpoint.message);
-    for (let i = checkpoint?.fromExchange ?? 0; i < this.#exchanges.length; i++) {
-      const exchange = this.#exchanges[i];
-      if (exchange.user.position! >= cutSeq) out.push(exchange.user);
-      if (supplemental && exchange === this.#current) out.push(supplemental);
-      for (const segment of exchange.segments) {
-        for (const part of segment.messages) {
-          const message = part instanceof Batch ? part.assistant : part;
-          if (message.position! < cutSeq) continue;
-          out.push(
-            message.stateKey === undefined || message.stateKey === stateKey
-              ? message
-              : withoutState(message),
-          );
-          if (part instanceof Batch) part.rest(out);
-        }
+    const from = checkpoint?.fromExchange ?? 0;
+    // The current exchange is the last one; every one before it is settled.
+    const settled = this.#exchanges.length - 1;
+    let prefix = this.#prefixes.get(stateKey);
+    if (!prefix) {
+      prefix = {
+        out: checkpoint ? [checkpoint.message] : [],
+        upTo: from,
+        maxSeq: 0,
+        tokens: 0,
+        counted: 0,
+      };
+      this.#prefixes.set(stateKey, prefix);
+    }
+    if (prefix.upTo < settled) {
+      const start = prefix.out.length;
+      for (; prefix.upTo < settled; prefix.upTo++) {
+        this.#list(this.#exchanges[prefix.upTo], cutSeq, stateKey, undefined, prefix.out);
+      }
+      for (let i = start; i < prefix.out.length; i++) {
+        const seq = prefix.out[i].seq;
+        if (seq !== undefined && seq > prefix.maxSeq) prefix.maxSeq = seq;
       }
     }
+    if (prefix.upTo > this.#listedUpTo) this.#listedUpTo = prefix.upTo;
+    const out = prefix.out.slice();
+    if (settled >= from) {
+      this.#list(this.#exchanges[settled], cutSeq, stateKey, supplemental, out);
+    }
     return out;
+  }
+
+  /**
+   * Figures of the settled part of the last `messages(stateKey)` list: its
+   * leading messages that every later list repeats, their tokens by `counter`
+   * (summed once, then only what was appended), and their highest seq. A
+   * request's estimate then sums only the messages after them.
+   *
+   * @param stateKey the state key `messages` was last called with
+   * @param counter the agent's token counter
+   * @returns the figures (zero when nothing is settled)
+   */
+  settled(stateKey: string, counter: TokenCounter): SettledFigures {
+    const prefix = this.#prefixes.get(stateKey);
+    if (!prefix) return { count: 0, tokens: 0, maxSeq: 0 };
+    if (prefix.counter !== counter) {
+      prefix.counter = counter;
+      prefix.tokens = 0;
+      prefix.counted = 0;
+    }
+    for (; prefix.counted < prefix.out.length; prefix.counted++) {
+      prefix.tokens += prefix.out[prefix.counted].tokensBy(counter);
+    }
+    return { count: prefix.counted, tokens: prefix.tokens, maxSeq: prefix.maxSeq };
+  }
+
+  /** Appends one exchange's messages from the cut on (see `messages`). */
+  #list(
+    exchange: Exchange,
+    cutSeq: number,
+    stateKey: string,
+    supplemental: HistoryMessage | undefined,
+    out: HistoryMessage[],
+  ): void {
+    if (exchange.user.position! >= cutSeq) out.push(exchange.user);
+    if (supplemental && exchange === this.#current) out.push(supplemental);
+    for (const segment of exchange.segments) {
+      for (const part of segment.messages) {
+        const message = part instanceof Batch ? part.assistant : part;
+        if (message.position! < cutSeq) continue;
+        out.push(
+          message.stateKey === undefined || message.stateKey === stateKey
+            ? message
+            : withoutState(message),
+        );
+        if (part instanceof Batch) part.rest(out);
+      }
+    }
+  }
+
+  /** Records a change to exchange `index`: lists that cover it are dropped. */
+  #changed(index: number): void {
+    if (index < this.#listedUpTo) this.#dropListed();
+  }
+
+  #dropListed(): void {
+    this.#prefixes.clear();
+    this.#listedUpTo = 0;
   }
 
   /** The user message of the latest exchange (the current user input). */
@@ -279,6 +391,7 @@ export class HistoryModel {
       if (this.#exchanges[i].user.position! <= entry.cutSeq) break;
     }
     const text = checkpointText(entry.summary ?? "", entry.keptInputs ?? []);
+    this.#dropListed(); // the lists start at the old checkpoint
     this.#checkpoint = {
       message: toHistory({ role: "user", text }),
       cutSeq: entry.cutSeq,
@@ -297,9 +410,11 @@ export class HistoryModel {
       this.#current = { user: toHistory(user, undefined, entry.seq), segments: [] };
       this.#exchanges.push(this.#current);
     } else if (entry.retryOf?.mode === "regenerate" && this.#current) {
+      this.#changed(this.#exchanges.length - 1);
       this.#current.segments = [];
       this.#confirmed = undefined; // it measured the answer being replaced
     }
+    if (this.#current) this.#changed(this.#exchanges.length - 1);
     this.#current?.segments.push({ turnId: entry.turnId, messages: [] });
   }
 
@@ -319,7 +434,7 @@ export class HistoryModel {
     const history = toHistory(message, stateKey, entry.seq);
     const batch = entry.calls.length === 0
       ? undefined
-      : new Batch(history, entry.calls.map((call) => call.callId));
+      : new Batch(history, entry.calls.map((call) => call.callId), this.#exchanges.length - 1);
     if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
     if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
     for (const call of batch ? entry.calls : []) {
@@ -330,6 +445,7 @@ export class HistoryModel {
   #pushMessage(turnId: string, message: HistoryMessage | Batch): boolean {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return false;
+    this.#changed(this.#exchanges.length - 1);
     segment.messages.push(message);
     return true;
   }
@@ -338,6 +454,7 @@ export class HistoryModel {
   #pushUser(turnId: string, message: HistoryMessage): void {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return;
+    this.#changed(this.#exchanges.length - 1);
     const last = segment.messages.at(-1);
     if (last instanceof Batch && !last.complete) last.after.push(last.adopt(message));
     else segment.messages.push(message);

@@ -20,6 +20,7 @@ import { showsToolItem } from "./item_count.ts";
 import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
+import { copyTurn } from "./turn_shape.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -374,6 +375,8 @@ export class ViewModel {
     this.#emit(() => ({ op: "replace", item: updated }));
   }
 
+  // The key order built here is the one `copyTurn` (turn_shape.ts) reproduces
+  // by a literal for the common shape: change both together.
   #turnEnded(entry: TurnEndedEntry): void {
     const index = this.#turnIndex.get(entry.turnId);
     if (index === undefined) return;
@@ -384,7 +387,9 @@ export class ViewModel {
       this.#timeline.facts(entry.turnId, turn.startedAt, entry.at, entry.outcome === "completed"),
     );
     if (entry.failure) turn.failure = { ...entry.failure };
-    this.turns[index] = turn;
+    // Rebuilt by a literal (in the common shape), so ended turns share one
+    // object shape and the views' copy of all turns stays on V8's fast path.
+    this.turns[index] = copyTurn(turn);
     this.#turnEndSeq.set(entry.turnId, entry.seq);
     this.#emitTurns();
   }
