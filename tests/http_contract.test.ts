@@ -860,38 +860,60 @@ describe("events route", () => {
     }
   });
 
-  test("the client skips the view event and ping comments and yields batch and resync as sent", async () => {
-    const stream = [
-      ": ping",
-      "",
-      "event: view",
-      `data: ${JSON.stringify(viewOf("t1", 3))}`,
-      "",
-      ": ping",
-      "",
-      "event: batch",
-      `data: ${JSON.stringify({ type: "batch", baseVersion: 3, version: 4, ops: [] })}`,
-      "",
-      ": ping",
-      "",
-      "event: resync",
-      `data: ${JSON.stringify({ type: "resync", reason: "behind" })}`,
-      "",
-      "",
-    ].join("\n");
+  test("the client skips the view event and pings, yields batch and resync as sent, and reconnects after resync", async () => {
+    const sse = (...lines: string[]) =>
+      new Response(lines.join("\n"), { headers: { "content-type": "text/event-stream" } });
+    const batch = (version: number) => ({
+      type: "batch",
+      baseVersion: version - 1,
+      version,
+      ops: [],
+    });
+    const responses = [
+      sse(
+        ": ping",
+        "",
+        "event: view",
+        `data: ${JSON.stringify(viewOf("t1", 3))}`,
+        "",
+        ": ping",
+        "",
+        "event: batch",
+        `data: ${JSON.stringify(batch(4))}`,
+        "",
+        ": ping",
+        "",
+        "event: resync",
+        `data: ${JSON.stringify({ type: "resync", reason: "behind" })}`,
+        "",
+        "",
+      ),
+      sse(
+        "event: view",
+        `data: ${JSON.stringify(viewOf("t1", 9))}`,
+        "",
+        "event: batch",
+        `data: ${JSON.stringify(batch(10))}`,
+        "",
+        "",
+      ),
+    ];
+    const paths: string[] = [];
     const client = threadClient({
       baseUrl: "http://floret.test",
       fetch: (request) => {
-        assert.equal(new URL(request.url).pathname, "/threads/t1/events");
-        return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+        paths.push(new URL(request.url).pathname);
+        const next = responses.shift();
+        return next ?? new Promise<Response>(() => {});
       },
     });
-    const seen: ThreadUpdate[] = [];
-    for await (const update of client.subscribe("t1")) seen.push(update);
-    assert.deepEqual(seen, [
-      { type: "batch", baseVersion: 3, version: 4, ops: [] },
-      { type: "resync", reason: "behind" },
-    ]);
+    const seen: unknown[] = [];
+    for await (const update of client.subscribe("t1")) {
+      seen.push(update);
+      if (seen.length === 3) break;
+    }
+    assert.deepEqual(seen, [batch(4), { type: "resync", reason: "behind" }, batch(10)]);
+    assert.deepEqual(paths, ["/threads/t1/events", "/threads/t1/events"]);
   });
 
   test("a client subscription over a real host sees the turn's batches; aborting ends its loop quietly", async () => {
