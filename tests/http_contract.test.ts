@@ -27,6 +27,7 @@ const allow = (seen: Check[]) => (check: Check) => {
   return true;
 };
 
+/** A view with the fields public-api.d.ts lists; the server passes it through untouched. */
 const viewOf = (threadId: string, viewVersion = 3): ThreadView => ({
   threadId,
   status: "idle",
@@ -34,8 +35,9 @@ const viewOf = (threadId: string, viewVersion = 3): ThreadView => ({
   pending: [],
   queue: [],
   turns: [],
+  todos: [],
   viewVersion,
-});
+} as unknown as ThreadView);
 
 /** One live subscription of the fake: registered when `subscribe()` is called. */
 class FakeSubscription {
