@@ -1085,6 +1085,42 @@ describe("chat route", () => {
     }
   });
 
+  test("the same message id with other text answers 409; a bad key or an over-limit body answers 400", async () => {
+    const { host, threads } = await realEngine([{ text: "one" }]);
+    try {
+      const app = threadApi(threads, { authorize: () => true });
+      const { threadId } = await threads.create({ requestKey: "c" });
+      await (await app.fetch(json("POST", `/threads/${threadId}/chat`, chatBody("m-1", ["hi"]))))
+        .text();
+      const conflict = await app.fetch(
+        json("POST", `/threads/${threadId}/chat`, chatBody("m-1", ["bye"])),
+      );
+      assert.equal(conflict.status, 409);
+      assert.equal((await errorOf(conflict)).code, "request_conflict");
+      const badKey = await app.fetch(
+        json("POST", `/threads/${threadId}/chat`, chatBody("m-2", ["x"]), "K".repeat(257)),
+      );
+      assert.equal(badKey.status, 400);
+      assert.equal((await errorOf(badKey)).code, "invalid_input");
+      const big = await app.fetch(
+        json(
+          "POST",
+          `/threads/${threadId}/chat`,
+          chatBody("m-3", ["x".repeat(25 * 1024 * 1024 + 16)]),
+        ),
+      );
+      assert.equal(big.status, 400);
+      assert.equal((await errorOf(big)).code, "invalid_input");
+      const view = await threads.waitForIdle(threadId);
+      assert.equal(view.turns.length, 1);
+      assert.deepEqual(view.items.filter((item) => item.kind === "user").map((item) => item.text), [
+        "hi",
+      ]);
+    } finally {
+      await host.shutdown();
+    }
+  });
+
   test("an unknown thread answers 404 thread_not_found", async () => {
     const { host, threads } = await realEngine();
     try {
@@ -1381,6 +1417,94 @@ describe("finer points of http.md", () => {
       assert.ok(chunks.indexOf(output!) < chunks.findIndex((chunk) => chunk.type === "text-start"));
     } finally {
       await host.shutdown();
+    }
+  });
+});
+
+// ------------------------------------------------------------ over a loopback socket
+
+/** Serves `fetch` on 127.0.0.1 with the runtime's own server, as http.md lists them. */
+async function serveLoopback(
+  fetch: (request: Request) => Response | Promise<Response>,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const runtime = globalThis as unknown as {
+    Deno?: {
+      serve: (
+        options: { hostname: string; port: number; onListen: () => void },
+        handler: typeof fetch,
+      ) => { addr: { port: number }; shutdown: () => Promise<void> };
+    };
+    Bun?: {
+      serve: (options: { hostname: string; port: number; fetch: typeof fetch }) => {
+        port: number;
+        stop: (force: boolean) => Promise<void> | void;
+      };
+    };
+  };
+  if (runtime.Deno) {
+    const server = runtime.Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      fetch,
+    );
+    return { url: `http://127.0.0.1:${server.addr.port}`, close: () => server.shutdown() };
+  }
+  if (runtime.Bun) {
+    const server = runtime.Bun.serve({ hostname: "127.0.0.1", port: 0, fetch });
+    return { url: `http://127.0.0.1:${server.port}`, close: async () => await server.stop(true) };
+  }
+  const { serve } = await import("@hono/node-server");
+  return await new Promise((resolve) => {
+    const server = serve({ fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () =>
+          new Promise<void>((done, fail) => {
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.close((error) => (error ? fail(error) : done()));
+          }),
+      });
+    });
+  });
+}
+
+describe("over a loopback socket", () => {
+  test("the client with the global fetch drives a served app; closing the events request aborts the subscription", async () => {
+    const fake = fakeService();
+    const server = await serveLoopback(
+      threadApi(fake.service, { authorize: () => true, basePath: "/v1" }).fetch,
+    );
+    try {
+      const client = threadClient({
+        baseUrl: `${server.url}/v1`,
+        headers: { authorization: "Bearer t" },
+      });
+      assert.equal((await client.create({ requestKey: "c-1" })).threadId, "t-new");
+      assert.equal(await rejectsWith(threadClient({ baseUrl: server.url }).list()), "not_found");
+
+      const controller = new AbortController();
+      const seen: ThreadUpdate[] = [];
+      const loop = (async () => {
+        for await (const update of client.subscribe("t1", { signal: controller.signal })) {
+          seen.push(update);
+        }
+      })();
+      for (let i = 0; i < 400 && fake.subscriptions.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const subscription = fake.subscriptions[0]!;
+      subscription.push({ type: "batch", baseVersion: 3, version: 4, ops: [] });
+      for (let i = 0; i < 400 && seen.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.deepEqual(seen, [{ type: "batch", baseVersion: 3, version: 4, ops: [] }]);
+      controller.abort();
+      await loop;
+      for (let i = 0; i < 400 && subscription.signal?.aborted !== true; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(subscription.signal?.aborted, true, "the server's subscription is aborted");
+    } finally {
+      await server.close();
     }
   });
 });
