@@ -835,6 +835,37 @@ describe("events route", () => {
     );
   });
 
+  test("an idle stream carries `: ping` comment lines (interval shortened through pingIntervalMs)", async () => {
+    // http.md's 15 s default is the option's default; waiting it out would make a slow test, so the
+    // interval is shortened and the test waits for pings, not for a time.
+    const fake = fakeService();
+    const controller = new AbortController();
+    const app = threadApi(fake.service, { authorize: () => true, pingIntervalMs: 5 });
+    const response = await app.fetch(get("/threads/t1/events", { signal: controller.signal }));
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while ((text.match(/^: ping$/gm) ?? []).length < 2) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, "the stream stays open while idle");
+      text += decoder.decode(value, { stream: true });
+    }
+    fake.subscriptions[0]!.push({ type: "batch", baseVersion: 3, version: 4, ops: [] });
+    while (!text.includes("event: batch")) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false);
+      text += decoder.decode(value, { stream: true });
+    }
+    const events = parseSse(text);
+    assert.equal(events[0]!.event, "view");
+    assert.deepEqual(
+      events.filter((event) => event.event !== undefined).map((event) => event.event),
+      ["view", "batch"],
+    );
+    controller.abort();
+    await reader.cancel();
+  });
+
   test("closing the request aborts the subscription", async () => {
     const fake = fakeService();
     const app = threadApi(fake.service, { authorize: () => true });
