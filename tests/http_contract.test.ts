@@ -68,23 +68,23 @@ function fakeService(
     compactions: [],
   };
   const base: Record<string, (...args: never[]) => unknown> = {
-    create: async () => ({ threadId: "t-new", view: viewOf("t-new") }),
-    list: async () => ({ threads: [], cursor: "next-page" }),
-    view: async (threadId: string) => viewOf(threadId),
-    setTitle: async () => ({ view: viewOf("t1") }),
-    delete: async () => undefined,
-    history: async () => ({ items: [], before: "item-0", hasMore: true }),
-    send: async () => ({ threadId: "t1", turnId: "turn-1", queued: false, view: viewOf("t1") }),
-    respond: async () => ({ view: viewOf("t1") }),
-    cancel: async () => ({ view: viewOf("t1") }),
-    retry: async () => ({ turnId: "turn-2", view: viewOf("t1") }),
-    fork: async () => ({ threadId: "t-fork", view: viewOf("t-fork") }),
-    promoteQueued: async () => ({ turnId: "turn-3", view: viewOf("t1") }),
-    deleteQueued: async () => ({ view: viewOf("t1") }),
-    compact: async () => ({ outcome: "noop", view: viewOf("t1") }),
-    context: async () => context,
-    artifact: async () => ({ id: "a1", callId: "call-1", text: "the full output" }),
-    waitForIdle: async (threadId: string) => viewOf(threadId),
+    create: () => ({ threadId: "t-new", view: viewOf("t-new") }),
+    list: () => ({ threads: [], cursor: "next-page" }),
+    view: (threadId: string) => viewOf(threadId),
+    setTitle: () => ({ view: viewOf("t1") }),
+    delete: () => undefined,
+    history: () => ({ items: [], before: "item-0", hasMore: true }),
+    send: () => ({ threadId: "t1", turnId: "turn-1", queued: false, view: viewOf("t1") }),
+    respond: () => ({ view: viewOf("t1") }),
+    cancel: () => ({ view: viewOf("t1") }),
+    retry: () => ({ turnId: "turn-2", view: viewOf("t1") }),
+    fork: () => ({ threadId: "t-fork", view: viewOf("t-fork") }),
+    promoteQueued: () => ({ turnId: "turn-3", view: viewOf("t1") }),
+    deleteQueued: () => ({ view: viewOf("t1") }),
+    compact: () => ({ outcome: "noop", view: viewOf("t1") }),
+    context: () => context,
+    artifact: () => ({ id: "a1", callId: "call-1", text: "the full output" }),
+    waitForIdle: (threadId: string) => viewOf(threadId),
     subscribe: (_threadId: string, options?: { signal?: AbortSignal }) => {
       const subscription = new FakeSubscription();
       subscription.signal = options?.signal;
@@ -110,7 +110,14 @@ function fakeService(
   for (const [name, implementation] of Object.entries({ ...base, ...overrides })) {
     service[name] = (...args: never[]) => {
       calls.push({ method: name, args });
-      return implementation!(...args);
+      if (name === "subscribe") return implementation!(...args);
+      // Every other method answers with a promise, as the service contract has it; a
+      // synchronous throw becomes a rejection.
+      try {
+        return Promise.resolve(implementation!(...args));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     };
   }
   return { service: service as unknown as ThreadService, calls, subscriptions, context };
@@ -445,20 +452,22 @@ describe("http.md route table", () => {
     }
   });
 
-  test("a throwing authorize answers 500 and reaches no service method", async () => {
+  test("a throwing or rejecting authorize answers 500 and reaches no service method", async () => {
+    const throwing = (): boolean => {
+      throw new Error("auth backend down");
+    };
+    const rejecting = () => Promise.reject(new Error("auth backend down"));
     for (const row of ROWS) {
-      const fake = fakeService();
-      const app = threadApi(fake.service, {
-        authorize: async () => {
-          throw new Error("auth backend down");
-        },
-      });
-      const response = await app.fetch(row.request());
-      assert.equal(response.status, 500, row.call.method);
-      const error = await errorOf(response);
-      assert.equal(error.code, "internal");
-      assert.doesNotMatch(error.message ?? "", /auth backend down|\n\s+at /);
-      assert.deepEqual(fake.calls, [], row.call.method);
+      for (const authorize of [throwing, rejecting]) {
+        const fake = fakeService();
+        const app = threadApi(fake.service, { authorize });
+        const response = await app.fetch(row.request());
+        assert.equal(response.status, 500, row.call.method);
+        const error = await errorOf(response);
+        assert.equal(error.code, "internal");
+        assert.doesNotMatch(error.message ?? "", /auth backend down|\n\s+at /);
+        assert.deepEqual(fake.calls, [], row.call.method);
+      }
     }
   });
 
@@ -566,7 +575,7 @@ describe("http.md error table", () => {
     test(`${code} → ${status}, message free of prompt text, keys and stacks; the client rethrows the code`, async () => {
       const secret = "SECRET-PROMPT-TEXT";
       const fake = fakeService({
-        send: async () => {
+        send: () => {
           throw new FloretError(code, `Failed on ${secret} under key-77`);
         },
       });
@@ -590,7 +599,7 @@ describe("http.md error table", () => {
 
   test("any other failure is 500 internal without the thrown message or stack", async () => {
     const fake = fakeService({
-      view: async () => {
+      view: () => {
         throw new TypeError("cannot read SECRET of undefined");
       },
     });
@@ -606,7 +615,7 @@ describe("http.md error table", () => {
 
   test("/idle answers 408 timeout when waitForIdle times out", async () => {
     const fake = fakeService({
-      waitForIdle: async () => {
+      waitForIdle: () => {
         throw new FloretError("timeout", "Timed out");
       },
     });
@@ -799,7 +808,7 @@ describe("events route", () => {
       ops: [],
     });
     const fake = fakeService({
-      view: async (threadId: string) => {
+      view: (threadId: string) => {
         // An update that lands between subscribe and view must not be lost.
         for (const subscription of fakeSubscriptions()) subscription.push(batch(4));
         return viewOf(threadId, 3);
@@ -1246,7 +1255,7 @@ describe("threadClient", () => {
       const headers of [
         { authorization: "Bearer token-1" },
         () => ({ authorization: "Bearer token-1" }),
-        async () => ({ authorization: "Bearer token-1" }),
+        () => Promise.resolve({ authorization: "Bearer token-1" }),
       ]
     ) {
       const tokens: (string | null)[] = [];
