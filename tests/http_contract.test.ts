@@ -1219,6 +1219,27 @@ describe("threadClient", () => {
     }
   });
 
+  test("a subscribe whose signal is already aborted ends at once, in-process and over HTTP alike", async () => {
+    const { host, threads } = await realEngine();
+    try {
+      const client = threadClient({
+        baseUrl: "http://floret.test",
+        fetch: threadApi(threads, { authorize: () => true }).fetch,
+      });
+      const { threadId } = await threads.create({ requestKey: "c-0" });
+      const aborted = AbortSignal.abort();
+      for (const service of [threads, client]) {
+        const seen: ThreadUpdate[] = [];
+        for await (const update of service.subscribe(threadId, { signal: aborted })) {
+          seen.push(update);
+        }
+        assert.deepEqual(seen, []);
+      }
+    } finally {
+      await host.shutdown();
+    }
+  });
+
   test("a refused request surfaces as forbidden", async () => {
     const client = threadClient({
       baseUrl: "http://floret.test",
