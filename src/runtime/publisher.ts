@@ -89,7 +89,9 @@ export class Publisher {
       this.#subscribers.delete(subscriber);
       subscriber.wake?.();
     };
-    signal?.addEventListener("abort", end, { once: true });
+    // An already aborted signal never fires "abort": end at once, or the loop waits forever.
+    if (signal?.aborted) end();
+    else signal?.addEventListener("abort", end, { once: true });
     const iterator: AsyncIterableIterator<ThreadUpdate> = {
       [Symbol.asyncIterator]: () => iterator,
       next: async (): Promise<IteratorResult<ThreadUpdate>> => {
