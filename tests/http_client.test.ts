@@ -124,6 +124,17 @@ describe("threadClient", () => {
     const waiting = client.waitForIdle(e.threadId, { signal: controller.signal });
     controller.abort(new Error("stop waiting"));
     await assert.rejects(waiting, /stop waiting/);
+    // In-process the same abort rejects with the same reason, not as an engine failure.
+    const local = new AbortController();
+    const reason = new Error("stop waiting here");
+    const waitingHere = e.threads.waitForIdle(e.threadId, { signal: local.signal });
+    local.abort(reason);
+    await assert.rejects(waitingHere, (error) => error === reason);
+    const already = AbortSignal.abort(reason);
+    await assert.rejects(
+      e.threads.waitForIdle(e.threadId, { signal: already }),
+      (error) => error === reason,
+    );
     await client.cancel({ threadId: e.threadId, requestKey: "c" });
     await e.host.shutdown();
   });

@@ -173,6 +173,17 @@ export function createThreadService(
       }
     };
 
+  const waitGuarded = guarded((
+    threadId: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ) =>
+    waitForIdle(
+      ctx,
+      checkId(threadId),
+      parseInput(querySchemas.waitForIdle, options, "waitForIdle options"),
+    )
+  );
+
   return {
     create: guarded((input) => create(ctx, parseCommand("create", input))),
     send: guarded((input) => send(ctx, parseCommand("send", input))),
@@ -227,13 +238,17 @@ export function createThreadService(
     deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand("queueItem", input))),
     compact: guarded((input) => compact(ctx, parseCommand("compact", input), staticAgent)),
     context: guarded((threadId) => context(ctx, checkId(threadId), staticAgent)),
-    waitForIdle: guarded((threadId, options) =>
-      waitForIdle(
-        ctx,
-        checkId(threadId),
-        parseInput(querySchemas.waitForIdle, options, "waitForIdle options"),
-      )
-    ),
+    waitForIdle: (threadId, options) =>
+      waitGuarded(threadId, options).catch((error: unknown) => {
+        // The caller's own abort rejects with its signal's reason, as fetch
+        // does (and as threadClient does): it is no engine failure.
+        const signal = (options as { signal?: unknown } | undefined)?.signal;
+        if (
+          signal instanceof AbortSignal && signal.aborted && error instanceof FloretError &&
+          error.cause === signal.reason
+        ) throw signal.reason;
+        throw error;
+      }),
     artifact: guarded((threadId, artifactId) => artifact(ctx, checkId(threadId), artifactId)),
   };
 }
