@@ -155,16 +155,18 @@ export function keepOpen(store: KvStore): KvStore {
 
 /**
  * Opens a host on `store` (kept open, so a later host can reopen the same
- * memory, as after a restart) with one agent scripted by `steps`. `events`,
- * when given, collects every observation event as JSON.
+ * memory, as after a restart) with one agent scripted by `script`: steps for
+ * a fresh gateway, or a gateway the test shares across hosts so one script
+ * runs on across a restart. `events`, when given, collects every observation
+ * event as JSON.
  */
 export async function openOn(
   store: KvStore,
-  steps: ScriptStep[],
+  script: ScriptStep[] | ScriptedGateway,
   options: { tools?: ToolDefinition[]; events?: string[] } = {},
-): Promise<{ host: Host; threads: ThreadService; gateway: ScriptedGateway }> {
+): Promise<{ host: Host; threads: LocalThreadService; gateway: ScriptedGateway }> {
   const { tools, events } = options;
-  const gateway = scriptedGateway(steps);
+  const gateway = Array.isArray(script) ? scriptedGateway(script) : script;
   const host = await openHost({
     store: keepOpen(store),
     ...(events ? { onEvent: (event: unknown) => events.push(JSON.stringify(event)) } : {}),
