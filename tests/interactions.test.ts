@@ -9,6 +9,7 @@ import {
   decide,
   isCode,
   openOn,
+  sendText,
   sendWait,
   settle,
   toolMessages,
@@ -166,7 +167,7 @@ describe("approvals", () => {
     const open = () => openOn(store, gateway, { tools: [writeTool(ran)] });
     let h = await open();
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
     const before = await settle({ threads: h.threads, threadId });
     await h.host.shutdown();
 
@@ -179,7 +180,7 @@ describe("approvals", () => {
     assert.equal(done.status, "idle");
     assert.deepEqual(ran, ["a"]);
 
-    await h.threads.send({ threadId, requestKey: "s2", input: { text: "again" } });
+    await sendText({ threads: h.threads, threadId }, "again", "s2");
     const waiting = await settle({ threads: h.threads, threadId });
     assert.equal(waiting.status, "waiting");
     const pendingId = waiting.pending[0].id;
@@ -200,7 +201,7 @@ describe("approvals", () => {
 describe("cancel, fork and the queue around interactions", () => {
   test("graceful cancel keeps the streamed text as a settled assistant item; includeDescendants is accepted", async () => {
     const e = await engine([{ hang: true, text: "half an answer" }]);
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
     const { view } = await e.threads.cancel({
       threadId: e.threadId,
@@ -240,11 +241,7 @@ describe("cancel, fork and the queue around interactions", () => {
       { text: "fork reply" },
     ], { tools: [writeTool(ran)] });
     const waiting = await sendWait(e, "plan a trip");
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "q",
-      input: { text: "and then?" },
-    });
+    const queued = await sendText(e, "and then?", "q");
     assert.equal(queued.queued, true);
     await assert.rejects(
       e.threads.retry({ threadId: e.threadId, requestKey: "r" }),
@@ -262,7 +259,7 @@ describe("cancel, fork and the queue around interactions", () => {
     const done = await until(e, (view) => view.turns.length === 2 && view.status === "idle");
     assert.deepEqual(ran, ["x"]);
     assert.equal(done.queue.length, 0, "the queued input started after the turn completed");
-    await e.threads.send({ threadId: forked.threadId, requestKey: "fs", input: { text: "fork" } });
+    await sendText({ threads: e.threads, threadId: forked.threadId }, "fork", "fs");
     await settle({ threads: e.threads, threadId: forked.threadId });
     const forkRequest = e.gateway.requests.at(-1)!;
     assert.equal(userTexts(forkRequest.messages).filter((t) => t.includes("Lisbon")).length, 1);
@@ -303,7 +300,7 @@ describe("updates and restarts around interactions", () => {
         }
       }
     })();
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
     const waiting = await settle({ threads: h.threads, threadId });
     assert.equal(waiting.pending.length, 2);
     await h.threads.steer({ threadId, requestKey: "st", text: "make it large" });
@@ -333,7 +330,7 @@ describe("updates and restarts around interactions", () => {
     await h.host.shutdown();
 
     h = await open();
-    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
+    await sendText({ threads: h.threads, threadId }, "more", "s2");
     await settle({ threads: h.threads, threadId });
     assert.equal(userTexts(gateway.requests[2].messages).filter((t) => t.includes("XL")).length, 1);
     assert.deepEqual(ran, ["l"]);

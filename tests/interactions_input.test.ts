@@ -8,12 +8,14 @@ import {
   answer,
   contains,
   decide,
+  editQueued,
   heldTool,
   isCode,
   keepOpen,
-  local,
+  sendText,
   sendWait,
   settle,
+  steer,
   toolMessages,
   userTexts,
   writeTool,
@@ -137,7 +139,7 @@ describe("secrets", () => {
       agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
     });
     const { threadId } = await threads.create({ requestKey: "c" });
-    await threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    await sendText({ threads, threadId }, "login", "s");
     const waiting = await settle({ threads, threadId });
     await answer({ threads, threadId }, waiting.pending[0].id, [{
       questionId: "pw",
@@ -146,7 +148,7 @@ describe("secrets", () => {
     const done = await settle({ threads, threadId });
     assert.equal(done.status, "idle");
     assert.ok(JSON.stringify(gateway.requests[1]).includes(SECRET), "the resumed run sends it");
-    await threads.send({ threadId, requestKey: "s2", input: { text: "next" } });
+    await sendText({ threads, threadId }, "next", "s2");
     await settle({ threads, threadId });
     assert.ok(!JSON.stringify(gateway.requests[2]).includes(SECRET), "later runs do not");
     assert.ok(JSON.stringify(gateway.requests[2]).includes("redacted"));
@@ -202,41 +204,17 @@ describe("queue, steering, todos, structured", () => {
       { text: "final" },
       { text: "queued answer" },
     ], { tools: [slow] });
-    const { turnId } = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "s1",
-      input: { text: "first" },
-    });
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "s2",
-      input: { text: "later" },
-    });
+    const { turnId } = await sendText(e, "first", "s1");
+    const queued = await sendText(e, "later", "s2");
     const queueId = queued.view.queue[0].id;
     await assert.rejects(
-      local(e).editQueued({
-        threadId: e.threadId,
-        requestKey: "e1",
-        queueId,
-        text: "edited",
-        expectedText: "wrong",
-      }),
+      editQueued(e, queueId, "edited", "wrong", "e1"),
       isCode("request_conflict"),
     );
-    const edited = await local(e).editQueued({
-      threadId: e.threadId,
-      requestKey: "e1",
-      queueId,
-      text: "edited",
-      expectedText: "later",
-    });
+    const edited = await editQueued(e, queueId, "edited", "later", "e1");
     assert.equal(edited.view.queue[0].text, "edited");
     await until(e, (v) => v.items.some((i) => i.tool?.name === "slow"));
-    const steered = await local(e).steer({
-      threadId: e.threadId,
-      requestKey: "st",
-      text: "use metric units",
-    });
+    const steered = await steer(e, "use metric units", "st");
     const steerItem = steered.view.items.find((i) => i.text === "use metric units");
     assert.equal(steerItem?.kind, "user");
     assert.equal(steerItem?.turnId, turnId);
@@ -249,15 +227,15 @@ describe("queue, steering, todos, structured", () => {
 
   test("steer ends the provider attempt in flight and the turn goes on", async () => {
     const e = await engine([{ hang: true }, { text: "steered answer" }]);
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await until(e, () => e.gateway.requests.length === 1);
-    await local(e).steer({ threadId: e.threadId, requestKey: "st", text: "shorter please" });
+    await steer(e, "shorter please", "st");
     const done = await settle(e);
     assert.deepEqual(lastTurn(done), { outcome: "completed", code: undefined });
     assert.equal(done.turns.length, 1);
     assert.deepEqual(userTexts(e.gateway.requests[1].messages), ["go", "shorter please"]);
     await assert.rejects(
-      local(e).steer({ threadId: e.threadId, requestKey: "st2", text: "x" }),
+      steer(e, "x", "st2"),
       isCode("invalid_input"),
     );
     await e.host.shutdown();

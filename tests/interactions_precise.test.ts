@@ -21,13 +21,15 @@ import {
   answer,
   contains,
   decide,
+  editQueued,
   heldTool,
   isCode,
   keepOpen,
-  local,
   openOn,
+  sendText,
   sendWait,
   settle,
+  steer,
   toolMessages,
   tools,
   userTexts,
@@ -269,11 +271,7 @@ describe("cancel around interactions", () => {
     const e = await engine([askCity, { text: "never" }]);
     const waiting = await sendWait(e, "trip");
     const id = waiting.pending[0].id;
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "q",
-      input: { text: "queued while waiting" },
-    });
+    const queued = await sendText(e, "queued while waiting", "q");
     assert.equal(queued.queued, true);
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "x" });
     assert.equal(view.status, "idle");
@@ -312,7 +310,7 @@ describe("cancel around interactions", () => {
 
   test("immediate cancel keeps the text a provider had streamed so far", async () => {
     const e = await engine([{ hang: true, text: "the first half" } as ScriptStep]);
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
     assert.notEqual(view.status, "running");
@@ -333,7 +331,7 @@ describe("cancel around interactions", () => {
       { toolCalls: [{ name: "slow", arguments: {} }] },
       { text: "never" },
     ], { tools: [slow] });
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await started.promise;
     const cancelling = e.threads.cancel({
       threadId: e.threadId,
@@ -366,7 +364,7 @@ describe("cancel around interactions", () => {
       },
     });
     const e = await engine([{ toolCalls: [{ name: "hang", arguments: {} }] }], { tools: [hang] });
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await started.promise;
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
     assert.notEqual(view.status, "running");
@@ -403,7 +401,7 @@ describe("graceful cancel's window", () => {
         { toolCalls: [{ name: "w", arguments: {} }, { name: "r", arguments: {} }] },
         { text: "never" },
       ], { tools: [never("w", "write"), never("r", "read")] });
-      await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+      await sendText(e, "go", "s");
       await reached.promise;
       const { view } = await e.threads.cancel({
         threadId: e.threadId,
@@ -444,7 +442,7 @@ describe("questions across restart", () => {
     const events: string[] = [];
     let h = await open(store, [askSecret], events);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    await sendText({ threads: h.threads, threadId }, "login", "s");
     const before = await settle({ threads: h.threads, threadId });
     await h.host.shutdown();
 
@@ -472,7 +470,7 @@ describe("questions across restart", () => {
     const reopened = await h.threads.view(threadId);
     assert.equal(reopened.status, "idle");
     assert.deepEqual(reopened.pending, []);
-    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
+    await sendText({ threads: h.threads, threadId }, "more", "s2");
     await settle({ threads: h.threads, threadId });
     const later = JSON.stringify(h.gateway.requests[0]);
     assert.ok(!later.includes(SECRET));
@@ -489,7 +487,7 @@ describe("questions across restart", () => {
     const store = memoryStore();
     let h = await open(store, [askSecret, { hang: true } as ScriptStep]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    await sendText({ threads: h.threads, threadId }, "login", "s");
     const waiting = await settle({ threads: h.threads, threadId });
     const firstId = waiting.pending[0].id;
     await answer({ threads: h.threads, threadId }, firstId, [{ questionId: "pw", value: SECRET }, {
@@ -550,7 +548,7 @@ describe("a half-answered batch across restart", () => {
     const open = (steps: ScriptStep[]) => openOn(store, steps, { tools: [writeTool(ran)] });
     let h = await open([writeCalls("1", "2")]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
     const waiting = await settle({ threads: h.threads, threadId });
     const [first, second] = waiting.pending;
     await decide({ threads: h.threads, threadId }, second.id, "b");
@@ -592,7 +590,7 @@ describe("a held secret across restart", () => {
       ],
     }]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
     const waiting = await settle({ threads: h.threads, threadId });
     const question = waiting.pending.find((p) => p.kind === "input")!;
     const approval = waiting.pending.find((p) => p.kind === "approval")!;
@@ -644,7 +642,7 @@ describe("a secret whose run ended normally", () => {
       { hang: true } as ScriptStep,
     ]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
     const asked = await settle({ threads: h.threads, threadId });
     await answer({ threads: h.threads, threadId }, asked.pending[0].id, [{
       questionId: "token",
@@ -679,17 +677,9 @@ describe("steer, queue and todos precise points", () => {
       { toolCalls: [{ name: "slow", arguments: {} }] },
       { text: "steered" },
     ], { tools: [slow] });
-    const sent = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "s",
-      input: { text: "go" },
-    });
+    const sent = await sendText(e, "go", "s");
     await started.promise;
-    const { view } = await local(e).steer({
-      threadId: e.threadId,
-      requestKey: "st",
-      text: "be brief",
-    });
+    const { view } = await steer(e, "be brief", "st");
     const steered = view.items.filter((i) => i.kind === "user").at(-1);
     assert.equal(steered?.text, "be brief");
     assert.equal(steered?.turnId, sent.turnId, "same turn");
@@ -706,20 +696,10 @@ describe("steer, queue and todos precise points", () => {
     const fresh = await e.threads.view(e.threadId);
     assert.deepEqual((fresh as unknown as { todos: unknown[] }).todos, []);
     await sendWait(e, "trip");
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "q",
-      input: { text: "first text" },
-    });
+    const queued = await sendText(e, "first text", "q");
     const queueId = queued.view.queue[0].id;
     await assert.rejects(
-      local(e).editQueued({
-        threadId: e.threadId,
-        requestKey: "e",
-        queueId,
-        text: "new",
-        expectedText: "not the text",
-      }),
+      editQueued(e, queueId, "new", "not the text", "e"),
       isCode("request_conflict"),
     );
     const view = await e.threads.view(e.threadId);
@@ -861,7 +841,7 @@ describe("secrets in what a run reports", () => {
       agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
     });
     const { threadId } = await threads.create({ requestKey: "c" });
-    await threads.send({ threadId, requestKey: "s", input: { text: "login" } });
+    await sendText({ threads, threadId }, "login", "s");
     const waiting = await settle({ threads: threads, threadId });
     await answer({ threads: threads, threadId }, waiting.pending[0].id, [{
       questionId: "pw",

@@ -120,6 +120,35 @@ export function answer(
   return t.threads.respond({ threadId: t.threadId, requestKey, interactionId, answers });
 }
 
+/** Sends `text` under `requestKey` without waiting: it starts a turn, or queues behind one. */
+export function sendText(
+  t: ThreadRef,
+  text: string,
+  requestKey: string,
+): ReturnType<ThreadService["send"]> {
+  return t.threads.send({ threadId: t.threadId, requestKey, input: { text } });
+}
+
+/** Replaces a queued input's text, provided it still reads `expectedText`. */
+export function editQueued(
+  e: TestEngine,
+  queueId: string,
+  text: string,
+  expectedText: string,
+  requestKey: string,
+): ReturnType<LocalThreadService["editQueued"]> {
+  return local(e).editQueued({ threadId: e.threadId, requestKey, queueId, text, expectedText });
+}
+
+/** Steers the running turn with `text` under `requestKey`. */
+export function steer(
+  e: TestEngine,
+  text: string,
+  requestKey: string,
+): ReturnType<LocalThreadService["steer"]> {
+  return local(e).steer({ threadId: e.threadId, requestKey, text });
+}
+
 /** Waits (at most ten seconds) until the thread is idle or waiting. */
 export function settle(t: ThreadRef): Promise<ThreadView> {
   return t.threads.waitForIdle(t.threadId, { timeoutMs: 10_000 });
