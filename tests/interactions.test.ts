@@ -6,6 +6,7 @@ import { scriptedGateway } from "@floret/engine/testing";
 import { addTool, engine, lastTurn, until } from "./support/engine.ts";
 import {
   answer,
+  askUser,
   decide,
   isCode,
   openOn,
@@ -229,12 +230,7 @@ describe("cancel, fork and the queue around interactions", () => {
   test("send while waiting queues; retry is busy; a fork inherits no pending interaction but keeps answers", async () => {
     const ran: string[] = [];
     const e = await engine([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: { questions: [{ id: "city", prompt: "Which city?" }] },
-        }],
-      },
+      askUser([{ id: "city", prompt: "Which city?" }]),
       writeCalls("x"),
       { text: "done" },
       { text: "queued reply" },

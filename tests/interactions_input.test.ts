@@ -6,6 +6,7 @@ import { scriptedGateway } from "@floret/engine/testing";
 import { engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
 import {
   answer,
+  askUser,
   contains,
   decide,
   editQueued,
@@ -24,17 +25,10 @@ import {
 describe("ask_user", () => {
   test("questions wait; answers are validated; public answers become one user message in later requests", async () => {
     const e = await engine([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: {
-            questions: [
-              { id: "color", prompt: "Favourite colour?", options: ["red", "blue"] },
-              { id: "name", prompt: "Your name?" },
-            ],
-          },
-        }],
-      },
+      askUser([
+        { id: "color", prompt: "Favourite colour?", options: ["red", "blue"] },
+        { id: "name", prompt: "Your name?" },
+      ]),
       { text: "thanks" },
       { text: "second" },
     ]);
@@ -125,12 +119,7 @@ describe("secrets", () => {
     const store = memoryStore();
     const events: string[] = [];
     const gateway = scriptedGateway([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: { questions: [{ id: "pw", prompt: "Password?", secret: true }] },
-        }],
-      },
+      askUser([{ id: "pw", prompt: "Password?", secret: true }]),
       { text: "logged in" },
       { text: "later" },
     ]);

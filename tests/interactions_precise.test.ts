@@ -19,6 +19,7 @@ import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.
 import { overHttp } from "./support/over_http.ts";
 import {
   answer,
+  askUser,
   contains,
   decide,
   editQueued,
@@ -40,12 +41,11 @@ import {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const askCity: ScriptStep = {
-  toolCalls: [{
-    name: "ask_user",
-    arguments: { questions: [{ id: "city", prompt: "Which city?", options: ["Oslo", "Rome"] }] },
-  }],
-};
+const askCity: ScriptStep = askUser([{
+  id: "city",
+  prompt: "Which city?",
+  options: ["Oslo", "Rome"],
+}]);
 
 describe("respond races and replies", () => {
   test("two concurrent responds with different decisions: one wins, the other conflicts, the tool runs per the winner", async () => {
@@ -424,17 +424,10 @@ describe("questions across restart", () => {
     steps: ScriptStep[],
     events: string[] = [],
   ) => openOn(store, steps, { events });
-  const askSecret: ScriptStep = {
-    toolCalls: [{
-      name: "ask_user",
-      arguments: {
-        questions: [
-          { id: "pw", prompt: "Password?", secret: true },
-          { id: "user", prompt: "User?" },
-        ],
-      },
-    }],
-  };
+  const askSecret: ScriptStep = askUser([
+    { id: "pw", prompt: "Password?", secret: true },
+    { id: "user", prompt: "User?" },
+  ]);
 
   test("a pending secret question survives restart with the same id; its answer reaches the resumed run only", async () => {
     const SECRET = "pending-secret-R7x";
@@ -632,12 +625,7 @@ describe("a secret whose run ended normally", () => {
     const ran: string[] = [];
     const open = (steps: ScriptStep[]) => openOn(store, steps, { tools: [writeTool(ran)] });
     let h = await open([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
-        }],
-      },
+      askUser([{ id: "token", prompt: "Token?", secret: true }]),
       writeCalls("w"),
       { hang: true } as ScriptStep,
     ]);

@@ -54,6 +54,11 @@ export const writeCalls = (...lines: string[]): ScriptStep => ({
   toolCalls: lines.map((line) => ({ name: "write", arguments: { line } })),
 });
 
+/** A script step in which the model asks the user `questions` (the built-in `ask_user`). */
+export const askUser = (
+  questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[],
+): ScriptStep => ({ toolCalls: [{ name: "ask_user", arguments: { questions } }] });
+
 /** A test engine whose only tool is an approval-gated `write`; `ran` records the lines it wrote. */
 export async function writeEngine(
   steps: ScriptStep[],
