@@ -16,6 +16,7 @@ import {
   toolMessages,
   tools,
   userTexts,
+  writeCall,
   writeCalls,
   writeEngine,
   writeTool,
@@ -23,11 +24,7 @@ import {
 
 describe("approvals", () => {
   test("ask puts a durable approval on the tool item; the thread waits; approve runs it once", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "a" }, callId: "c1" }] },
-      { text: "done" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCall("a", "c1"), { text: "done" }]);
     const waiting = await sendWait(e, "go");
     assert.equal(waiting.status, "waiting");
     assert.equal(ran.length, 0, "nothing runs unapproved");

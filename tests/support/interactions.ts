@@ -59,12 +59,27 @@ export const askUser = (
   questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[],
 ): ScriptStep => ({ toolCalls: [{ name: "ask_user", arguments: { questions } }] });
 
-/** A test engine whose only tool is an approval-gated `write`; `ran` records the lines it wrote. */
-export async function writeEngine(
+/** A script step in which the model calls `write` once, under a call id the test names. */
+export const writeCall = (line: string, callId: string): ScriptStep => ({
+  toolCalls: [{ name: "write", arguments: { line }, callId }],
+});
+
+/** How a test opens its engine: the in-process one, or one wrapped for another transport. */
+type OpenEngine<E extends TestEngine> = (
   steps: ScriptStep[],
-): Promise<{ e: TestEngine; ran: string[] }> {
+  options: { tools: ToolDefinition[] },
+) => Promise<E>;
+
+/**
+ * An engine (opened by `open`, the in-process one by default) whose only tool
+ * is an approval-gated `write`; `ran` records the lines it wrote.
+ */
+export async function writeEngine<E extends TestEngine = TestEngine>(
+  steps: ScriptStep[],
+  open: OpenEngine<E> = engine as OpenEngine<E>,
+): Promise<{ e: E; ran: string[] }> {
   const ran: string[] = [];
-  return { e: await engine(steps, { tools: [writeTool(ran)] }), ran };
+  return { e: await open(steps, { tools: [writeTool(ran)] }), ran };
 }
 
 /**

@@ -20,7 +20,8 @@ import {
   toolMessages,
   tools,
   userTexts,
-  writeTool,
+  writeCall,
+  writeEngine,
 } from "./interactions.ts";
 
 /** A test engine whose service has turn control too. */
@@ -39,11 +40,7 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
 
   describe("approvals through the service", () => {
     test("approve runs the call once; replays answer again, another decision conflicts, unknown ids are not found", async () => {
-      const ran: string[] = [];
-      const e = await engine([
-        { toolCalls: [{ name: "write", arguments: { line: "a" }, callId: "c1" }] },
-        { text: "done" },
-      ], { tools: [writeTool(ran)] });
+      const { e, ran } = await writeEngine([writeCall("a", "c1"), { text: "done" }], engine);
       const waiting = await sendWait(e, "go");
       assert.equal(waiting.status, "waiting");
       assert.deepEqual(ran, []);
@@ -85,11 +82,7 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
     });
 
     test("deny runs nothing and tells the model; the turn completes", async () => {
-      const ran: string[] = [];
-      const e = await engine([
-        { toolCalls: [{ name: "write", arguments: { line: "no" }, callId: "c1" }] },
-        { text: "understood" },
-      ], { tools: [writeTool(ran)] });
+      const { e, ran } = await writeEngine([writeCall("no", "c1"), { text: "understood" }], engine);
       const waiting = await sendWait(e, "go");
       await decide(e, waiting.pending[0].id, "deny", "deny");
       const done = await settle(e);
