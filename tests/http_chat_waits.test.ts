@@ -5,7 +5,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { apiEngine } from "./support/http.ts";
-import { writeTool } from "./support/interactions.ts";
+import { askUser, writeTool } from "./support/interactions.ts";
 import { type Chunk, typesOf, uiChunksOf } from "./support/ui_chunks.ts";
 
 const userMessage = { id: "u-1", role: "user", parts: [{ type: "text", text: "write a" }] };
@@ -110,17 +110,10 @@ describe("chat route at a wait", () => {
 
   test("a question ends the stream with a data-ask-user part naming the interaction and its questions", async () => {
     const e = await apiEngine([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: {
-            questions: [
-              { id: "color", prompt: "Colour?", options: ["red", "blue"] },
-              { id: "pw", prompt: "Password?", secret: true },
-            ],
-          },
-        }],
-      },
+      askUser([
+        { id: "color", prompt: "Colour?", options: ["red", "blue"] },
+        { id: "pw", prompt: "Password?", secret: true },
+      ]),
       { text: "Thanks." },
     ]);
     const chunks = await uiChunksOf(

@@ -1,26 +1,30 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
+import { defineTool, memoryStore } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
-import { addTool, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
+import { addTool, engine, lastTurn, until } from "./support/engine.ts";
 import {
+  answer,
+  askUser,
+  decide,
   isCode,
-  keepOpen,
+  openOn,
+  sendText,
   sendWait,
+  settle,
   toolMessages,
   tools,
   userTexts,
+  writeCall,
+  writeCalls,
+  writeEngine,
   writeTool,
 } from "./support/interactions.ts";
 
 describe("approvals", () => {
   test("ask puts a durable approval on the tool item; the thread waits; approve runs it once", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "a" }, callId: "c1" }] },
-      { text: "done" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCall("a", "c1"), { text: "done" }]);
     const waiting = await sendWait(e, "go");
     assert.equal(waiting.status, "waiting");
     assert.equal(ran.length, 0, "nothing runs unapproved");
@@ -34,14 +38,9 @@ describe("approvals", () => {
     assert.equal(item.interaction?.id, pending.id);
     assert.equal(e.gateway.requests.length, 1);
 
-    const { view } = await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "r1",
-      interactionId: pending.id,
-      decision: "approve",
-    });
+    const { view } = await decide(e, pending.id, "r1");
     assert.equal(view.status, "running", "respond returns after the run is admitted");
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const done = await settle(e);
     assert.equal(done.status, "idle");
     assert.deepEqual(ran, ["a"]);
     assert.deepEqual(lastTurn(done), { outcome: "completed", code: undefined });
@@ -51,34 +50,14 @@ describe("approvals", () => {
     assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "wrote a");
 
     // Same decision replays (any key); a different one conflicts; unknown ids are not found.
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "r1",
-      interactionId: pending.id,
-      decision: "approve",
-    });
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "r1-again",
-      interactionId: pending.id,
-      decision: "approve",
-    });
+    await decide(e, pending.id, "r1");
+    await decide(e, pending.id, "r1-again");
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "r2",
-        interactionId: pending.id,
-        decision: "deny",
-      }),
+      decide(e, pending.id, "r2", "deny"),
       isCode("request_conflict"),
     );
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "r3",
-        interactionId: "interaction_nope",
-        decision: "deny",
-      }),
+      decide(e, "interaction_nope", "r3", "deny"),
       isCode("interaction_not_found"),
     );
     assert.deepEqual(ran, ["a"], "replays run nothing");
@@ -105,23 +84,13 @@ describe("approvals", () => {
       "waiting_approval",
     ]);
     const [first, second] = waiting.pending;
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "b",
-      interactionId: second.id,
-      decision: "approve",
-    });
-    const mid = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await decide(e, second.id, "b");
+    const mid = await settle(e);
     assert.equal(mid.status, "waiting");
     assert.deepEqual(ran, ["3"], "an approved call runs as soon as it is approved");
     assert.equal(e.gateway.requests.length, 1, "the model waits for the whole batch");
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "a",
-      interactionId: first.id,
-      decision: "deny",
-    });
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await decide(e, first.id, "a", "deny");
+    const done = await settle(e);
     assert.equal(done.status, "idle");
     assert.deepEqual(ran, ["3"]);
     assert.deepEqual(tools(done).map((t) => t.status), ["denied", "completed", "completed"]);
@@ -132,31 +101,14 @@ describe("approvals", () => {
   });
 
   test("approvals answered at the same moment run each call once", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      {
-        toolCalls: [
-          { name: "write", arguments: { line: "1" } },
-          { name: "write", arguments: { line: "2" } },
-          { name: "write", arguments: { line: "3" } },
-        ],
-      },
-      { text: "done" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCalls("1", "2", "3"), { text: "done" }]);
     const waiting = await sendWait(e, "go");
     await Promise.all(
       waiting.pending.flatMap((pending, i) =>
-        [0, 1].map((copy) =>
-          e.threads.respond({
-            threadId: e.threadId,
-            requestKey: `r${i}:${copy}`,
-            interactionId: pending.id,
-            decision: "approve",
-          })
-        )
+        [0, 1].map((copy) => decide(e, pending.id, `r${i}:${copy}`))
       ),
     );
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const done = await settle(e);
     assert.equal(done.status, "idle");
     assert.deepEqual([...ran].sort(), ["1", "2", "3"]);
     assert.equal(e.gateway.requests.length, 2);
@@ -179,18 +131,13 @@ describe("approvals", () => {
       execute: ({ line }) => (ran.push(line), "ok"),
     });
     const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "x" } }] },
+      writeCalls("x"),
       { text: "done" },
     ], { tools: [tool] });
     const waiting = await sendWait(e, "go");
     const id = waiting.pending[0].id;
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "k",
-        interactionId: id,
-        answers: [{ questionId: "q", value: "v" }],
-      }),
+      answer(e, id, [{ questionId: "q", value: "v" }], "k"),
       isCode("invalid_input"),
     );
     await assert.rejects(
@@ -201,13 +148,8 @@ describe("approvals", () => {
     assert.equal(after.status, "waiting");
     assert.equal(after.pending.length, 1);
     // The rejected command did not consume its key.
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "k",
-      interactionId: id,
-      decision: "approve",
-    });
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await decide(e, id, "k");
+    await settle(e);
     assert.deepEqual(ran, ["x"]);
     await e.host.shutdown();
   });
@@ -216,45 +158,28 @@ describe("approvals", () => {
     const store = memoryStore();
     const ran: string[] = [];
     const gateway = scriptedGateway([
-      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
+      writeCalls("a"),
       { text: "done" },
-      { toolCalls: [{ name: "write", arguments: { line: "b" } }] },
+      writeCalls("b"),
     ]);
-    const open = async () => {
-      const host = await openHost({ store: keepOpen(store) });
-      const threads = host.threads({
-        agent: defineAgent({
-          id: "a",
-          systemPrompt: "s",
-          gateway,
-          tools: [writeTool(ran)],
-          providerRetry: FAST_RETRY,
-        }),
-      });
-      return { host, threads };
-    };
+    const open = () => openOn(store, gateway, { tools: [writeTool(ran)] });
     let h = await open();
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-    const before = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
+    const before = await settle({ threads: h.threads, threadId });
     await h.host.shutdown();
 
     h = await open();
     const reopened = await h.threads.view(threadId);
     assert.equal(reopened.status, "waiting");
     assert.deepEqual(reopened.pending.map((p) => p.id), before.pending.map((p) => p.id));
-    await h.threads.respond({
-      threadId,
-      requestKey: "r",
-      interactionId: reopened.pending[0].id,
-      decision: "approve",
-    });
-    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await decide({ threads: h.threads, threadId }, reopened.pending[0].id);
+    const done = await settle({ threads: h.threads, threadId });
     assert.equal(done.status, "idle");
     assert.deepEqual(ran, ["a"]);
 
-    await h.threads.send({ threadId, requestKey: "s2", input: { text: "again" } });
-    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "again", "s2");
+    const waiting = await settle({ threads: h.threads, threadId });
     assert.equal(waiting.status, "waiting");
     const pendingId = waiting.pending[0].id;
     const { view } = await h.threads.cancel({ threadId, requestKey: "x" });
@@ -263,12 +188,7 @@ describe("approvals", () => {
     assert.equal(view.turns.at(-1)?.outcome, "cancelled");
     assert.equal(tools(view).at(-1)?.status, "cancelled");
     await assert.rejects(
-      h.threads.respond({
-        threadId,
-        requestKey: "late",
-        interactionId: pendingId,
-        decision: "approve",
-      }),
+      decide({ threads: h.threads, threadId }, pendingId, "late"),
       isCode("request_conflict"),
     );
     assert.deepEqual(ran, ["a"]);
@@ -279,7 +199,7 @@ describe("approvals", () => {
 describe("cancel, fork and the queue around interactions", () => {
   test("graceful cancel keeps the streamed text as a settled assistant item; includeDescendants is accepted", async () => {
     const e = await engine([{ hang: true, text: "half an answer" }]);
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
     const { view } = await e.threads.cancel({
       threadId: e.threadId,
@@ -288,7 +208,7 @@ describe("cancel, fork and the queue around interactions", () => {
       includeDescendants: true,
     });
     assert.notEqual(view.status, "running");
-    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const idle = await settle(e);
     assert.deepEqual(lastTurn(idle), { outcome: "cancelled", code: undefined });
     const assistant = idle.items.find((item) => item.kind === "assistant");
     assert.equal(assistant?.text, "half an answer");
@@ -307,52 +227,33 @@ describe("cancel, fork and the queue around interactions", () => {
   test("send while waiting queues; retry is busy; a fork inherits no pending interaction but keeps answers", async () => {
     const ran: string[] = [];
     const e = await engine([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: { questions: [{ id: "city", prompt: "Which city?" }] },
-        }],
-      },
-      { toolCalls: [{ name: "write", arguments: { line: "x" } }] },
+      askUser([{ id: "city", prompt: "Which city?" }]),
+      writeCalls("x"),
       { text: "done" },
       { text: "queued reply" },
       { text: "fork reply" },
     ], { tools: [writeTool(ran)] });
     const waiting = await sendWait(e, "plan a trip");
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "q",
-      input: { text: "and then?" },
-    });
+    const queued = await sendText(e, "and then?", "q");
     assert.equal(queued.queued, true);
     await assert.rejects(
       e.threads.retry({ threadId: e.threadId, requestKey: "r" }),
       isCode("thread_busy"),
     );
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "a",
-      interactionId: waiting.pending[0].id,
-      answers: [{ questionId: "city", value: "Lisbon" }],
-    });
-    const approval = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await answer(e, waiting.pending[0].id, [{ questionId: "city", value: "Lisbon" }], "a");
+    const approval = await settle(e);
     assert.equal(approval.status, "waiting");
     assert.equal(approval.pending[0].kind, "approval");
     const forked = await e.threads.fork({ threadId: e.threadId, requestKey: "f" });
     assert.deepEqual(forked.view.pending, []);
     assert.equal(forked.view.status, "idle");
     assert.equal(forked.view.turns.at(-1)?.outcome, "interrupted");
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "b",
-      interactionId: approval.pending[0].id,
-      decision: "approve",
-    });
+    await decide(e, approval.pending[0].id, "b");
     const done = await until(e, (view) => view.turns.length === 2 && view.status === "idle");
     assert.deepEqual(ran, ["x"]);
     assert.equal(done.queue.length, 0, "the queued input started after the turn completed");
-    await e.threads.send({ threadId: forked.threadId, requestKey: "fs", input: { text: "fork" } });
-    await e.threads.waitForIdle(forked.threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: e.threads, threadId: forked.threadId }, "fork", "fs");
+    await settle({ threads: e.threads, threadId: forked.threadId });
     const forkRequest = e.gateway.requests.at(-1)!;
     assert.equal(userTexts(forkRequest.messages).filter((t) => t.includes("Lisbon")).length, 1);
     assert.equal(
@@ -377,19 +278,7 @@ describe("updates and restarts around interactions", () => {
       { text: "ok" },
       { text: "after restart" },
     ]);
-    const open = async () => {
-      const host = await openHost({ store: keepOpen(store) });
-      const threads = host.threads({
-        agent: defineAgent({
-          id: "a",
-          systemPrompt: "s",
-          gateway,
-          tools: [writeTool(ran)],
-          providerRetry: FAST_RETRY,
-        }),
-      });
-      return { host, threads };
-    };
+    const open = () => openOn(store, gateway, { tools: [writeTool(ran)] });
     let h = await open();
     const { threadId } = await h.threads.create({ requestKey: "c" });
     const abort = new AbortController();
@@ -404,25 +293,20 @@ describe("updates and restarts around interactions", () => {
         }
       }
     })();
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
+    const waiting = await settle({ threads: h.threads, threadId });
     assert.equal(waiting.pending.length, 2);
     await h.threads.steer({ threadId, requestKey: "st", text: "make it large" });
     const question = waiting.pending.find((p) => p.kind === "input")!;
     const approval = waiting.pending.find((p) => p.kind === "approval")!;
-    await h.threads.respond({
-      threadId,
-      requestKey: "a1",
-      interactionId: question.id,
-      answers: [{ questionId: "q", value: "XL" }],
-    });
-    await h.threads.respond({
-      threadId,
-      requestKey: "a2",
-      interactionId: approval.id,
-      decision: "approve",
-    });
-    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await answer(
+      { threads: h.threads, threadId },
+      question.id,
+      [{ questionId: "q", value: "XL" }],
+      "a1",
+    );
+    await decide({ threads: h.threads, threadId }, approval.id, "a2");
+    const done = await settle({ threads: h.threads, threadId });
     assert.equal(done.status, "idle");
     abort.abort();
     await reading;
@@ -439,8 +323,8 @@ describe("updates and restarts around interactions", () => {
     await h.host.shutdown();
 
     h = await open();
-    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
-    await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "more", "s2");
+    await settle({ threads: h.threads, threadId });
     assert.equal(userTexts(gateway.requests[2].messages).filter((t) => t.includes("XL")).length, 1);
     assert.deepEqual(ran, ["l"]);
     await h.host.shutdown();

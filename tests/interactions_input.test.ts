@@ -3,13 +3,20 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
-import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
+import { engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
 import {
+  answer,
+  askUser,
   contains,
+  decide,
+  editQueued,
+  heldTool,
   isCode,
   keepOpen,
-  local,
+  sendText,
   sendWait,
+  settle,
+  steer,
   toolMessages,
   userTexts,
   writeTool,
@@ -18,17 +25,10 @@ import {
 describe("ask_user", () => {
   test("questions wait; answers are validated; public answers become one user message in later requests", async () => {
     const e = await engine([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: {
-            questions: [
-              { id: "color", prompt: "Favourite colour?", options: ["red", "blue"] },
-              { id: "name", prompt: "Your name?" },
-            ],
-          },
-        }],
-      },
+      askUser([
+        { id: "color", prompt: "Favourite colour?", options: ["red", "blue"] },
+        { id: "name", prompt: "Your name?" },
+      ]),
       { text: "thanks" },
       { text: "second" },
     ]);
@@ -51,31 +51,19 @@ describe("ask_user", () => {
     ];
     for (const answers of bad) {
       await assert.rejects(
-        e.threads.respond({
-          threadId: e.threadId,
-          requestKey: "k",
-          interactionId: question.id,
-          answers,
-        }),
+        answer(e, question.id, answers, "k"),
         isCode("invalid_input"),
       );
     }
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "k",
-        interactionId: question.id,
-        decision: "approve",
-      }),
+      decide(e, question.id, "k"),
       isCode("invalid_input"),
     );
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "k",
-      interactionId: question.id,
-      answers: [{ questionId: "name", value: "Al" }, { questionId: "color", value: "blue" }],
-    });
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await answer(e, question.id, [{ questionId: "name", value: "Al" }, {
+      questionId: "color",
+      value: "blue",
+    }], "k");
+    const done = await settle(e);
     assert.equal(done.status, "idle");
     const second = e.gateway.requests[1].messages;
     assert.match(toolMessages(second)[0].output, /answered/);
@@ -116,13 +104,8 @@ describe("ask_user", () => {
     const waiting = await sendWait(e, "deploy");
     assert.equal(waiting.status, "waiting");
     assert.equal(waiting.pending[0].kind, "input");
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "k",
-      interactionId: waiting.pending[0].id,
-      answers: [{ questionId: "region", value: "eu-west" }],
-    });
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await answer(e, waiting.pending[0].id, [{ questionId: "region", value: "eu-west" }], "k");
+    await settle(e);
     const messages = e.gateway.requests[1].messages;
     assert.equal(toolMessages(messages)[0].output, "need a region");
     assert.match(userTexts(messages).at(-1)!, /eu-west/);
@@ -136,12 +119,7 @@ describe("secrets", () => {
     const store = memoryStore();
     const events: string[] = [];
     const gateway = scriptedGateway([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: { questions: [{ id: "pw", prompt: "Password?", secret: true }] },
-        }],
-      },
+      askUser([{ id: "pw", prompt: "Password?", secret: true }]),
       { text: "logged in" },
       { text: "later" },
     ]);
@@ -150,19 +128,17 @@ describe("secrets", () => {
       agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
     });
     const { threadId } = await threads.create({ requestKey: "c" });
-    await threads.send({ threadId, requestKey: "s", input: { text: "login" } });
-    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-    await threads.respond({
-      threadId,
-      requestKey: "r",
-      interactionId: waiting.pending[0].id,
-      answers: [{ questionId: "pw", value: SECRET }],
-    });
-    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads, threadId }, "login", "s");
+    const waiting = await settle({ threads, threadId });
+    await answer({ threads, threadId }, waiting.pending[0].id, [{
+      questionId: "pw",
+      value: SECRET,
+    }]);
+    const done = await settle({ threads, threadId });
     assert.equal(done.status, "idle");
     assert.ok(JSON.stringify(gateway.requests[1]).includes(SECRET), "the resumed run sends it");
-    await threads.send({ threadId, requestKey: "s2", input: { text: "next" } });
-    await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads, threadId }, "next", "s2");
+    await settle({ threads, threadId });
     assert.ok(!JSON.stringify(gateway.requests[2]).includes(SECRET), "later runs do not");
     assert.ok(JSON.stringify(gateway.requests[2]).includes("redacted"));
     assert.ok(!JSON.stringify(done).includes(SECRET), "the view never shows it");
@@ -195,21 +171,11 @@ describe("secrets held for the next run", () => {
     const waiting = await sendWait(e, "go");
     const question = waiting.pending.find((p) => p.kind === "input")!;
     const approval = waiting.pending.find((p) => p.kind === "approval")!;
-    const answered = await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "a",
-      interactionId: question.id,
-      answers: [{ questionId: "token", value: SECRET }],
-    });
+    const answered = await answer(e, question.id, [{ questionId: "token", value: SECRET }], "a");
     assert.equal(answered.view.status, "waiting", "the approval is still pending");
     assert.ok(!JSON.stringify(answered.view).includes(SECRET));
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "b",
-      interactionId: approval.id,
-      decision: "approve",
-    });
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await decide(e, approval.id, "b");
+    await settle(e);
     assert.deepEqual(ran, ["w"]);
     assert.ok(JSON.stringify(e.gateway.requests[1].messages).includes(SECRET));
     const rows = await e.store.list({ prefix: [] });
@@ -221,56 +187,23 @@ describe("secrets held for the next run", () => {
 
 describe("queue, steering, todos, structured", () => {
   test("editQueued checks the expected text; steer joins the running turn's next request", async () => {
-    const gate = deferred();
-    const slow = defineTool({
-      name: "slow",
-      description: "s",
-      input: z.object({}),
-      execute: async () => {
-        await gate.promise;
-        return "slow done";
-      },
-    });
+    const { tool: slow, gate } = heldTool({ name: "slow", output: "slow done" });
     const e = await engine([
       { toolCalls: [{ name: "slow", arguments: {} }] },
       { text: "final" },
       { text: "queued answer" },
     ], { tools: [slow] });
-    const { turnId } = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "s1",
-      input: { text: "first" },
-    });
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "s2",
-      input: { text: "later" },
-    });
+    const { turnId } = await sendText(e, "first", "s1");
+    const queued = await sendText(e, "later", "s2");
     const queueId = queued.view.queue[0].id;
     await assert.rejects(
-      local(e).editQueued({
-        threadId: e.threadId,
-        requestKey: "e1",
-        queueId,
-        text: "edited",
-        expectedText: "wrong",
-      }),
+      editQueued(e, queueId, "edited", "wrong", "e1"),
       isCode("request_conflict"),
     );
-    const edited = await local(e).editQueued({
-      threadId: e.threadId,
-      requestKey: "e1",
-      queueId,
-      text: "edited",
-      expectedText: "later",
-    });
+    const edited = await editQueued(e, queueId, "edited", "later", "e1");
     assert.equal(edited.view.queue[0].text, "edited");
     await until(e, (v) => v.items.some((i) => i.tool?.name === "slow"));
-    const steered = await local(e).steer({
-      threadId: e.threadId,
-      requestKey: "st",
-      text: "use metric units",
-    });
+    const steered = await steer(e, "use metric units", "st");
     const steerItem = steered.view.items.find((i) => i.text === "use metric units");
     assert.equal(steerItem?.kind, "user");
     assert.equal(steerItem?.turnId, turnId);
@@ -283,15 +216,15 @@ describe("queue, steering, todos, structured", () => {
 
   test("steer ends the provider attempt in flight and the turn goes on", async () => {
     const e = await engine([{ hang: true }, { text: "steered answer" }]);
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await until(e, () => e.gateway.requests.length === 1);
-    await local(e).steer({ threadId: e.threadId, requestKey: "st", text: "shorter please" });
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await steer(e, "shorter please", "st");
+    const done = await settle(e);
     assert.deepEqual(lastTurn(done), { outcome: "completed", code: undefined });
     assert.equal(done.turns.length, 1);
     assert.deepEqual(userTexts(e.gateway.requests[1].messages), ["go", "shorter please"]);
     await assert.rejects(
-      local(e).steer({ threadId: e.threadId, requestKey: "st2", text: "x" }),
+      steer(e, "x", "st2"),
       isCode("invalid_input"),
     );
     await e.host.shutdown();

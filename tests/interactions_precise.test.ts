@@ -18,55 +18,50 @@ import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { deferred, engine, FAST_RETRY, lastTurn, until } from "./support/engine.ts";
 import { overHttp } from "./support/over_http.ts";
 import {
+  answer,
+  askUser,
   contains,
+  decide,
+  editQueued,
+  heldTool,
   isCode,
   keepOpen,
-  local,
+  openOn,
+  sendText,
   sendWait,
+  settle,
+  steer,
   toolMessages,
   tools,
   userTexts,
+  writeCalls,
+  writeEngine,
   writeTool,
 } from "./support/interactions.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const askCity: ScriptStep = {
-  toolCalls: [{
-    name: "ask_user",
-    arguments: { questions: [{ id: "city", prompt: "Which city?", options: ["Oslo", "Rome"] }] },
-  }],
-};
+const askCity: ScriptStep = askUser([{
+  id: "city",
+  prompt: "Which city?",
+  options: ["Oslo", "Rome"],
+}]);
 
 describe("respond races and replies", () => {
   test("two concurrent responds with different decisions: one wins, the other conflicts, the tool runs per the winner", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
-      { text: "done" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCalls("a"), { text: "done" }]);
     const waiting = await sendWait(e, "go");
     const id = waiting.pending[0].id;
     const outcomes = await Promise.allSettled([
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "yes",
-        interactionId: id,
-        decision: "approve",
-      }),
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "no",
-        interactionId: id,
-        decision: "deny",
-      }),
+      decide(e, id, "yes"),
+      decide(e, id, "no", "deny"),
     ]);
     const fulfilled = outcomes.filter((o) => o.status === "fulfilled");
     const rejected = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
     assert.equal(fulfilled.length, 1, "exactly one resolution wins");
     assert.equal(rejected.length, 1);
     assert.ok(isCode("request_conflict")(rejected[0].reason), String(rejected[0].reason));
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const done = await settle(e);
     assert.equal(done.status, "idle");
     const approved = outcomes[0].status === "fulfilled";
     assert.deepEqual(ran, approved ? ["a"] : []);
@@ -76,11 +71,7 @@ describe("respond races and replies", () => {
   });
 
   test("two concurrent responds under the same key: both return, the tool runs once", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
-      { text: "done" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCalls("a"), { text: "done" }]);
     const waiting = await sendWait(e, "go");
     const input = {
       threadId: e.threadId,
@@ -91,92 +82,50 @@ describe("respond races and replies", () => {
     const [a, b] = await Promise.all([e.threads.respond(input), e.threads.respond(input)]);
     assert.notEqual(a.view.status, "waiting");
     assert.notEqual(b.view.status, "waiting");
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await settle(e);
     assert.deepEqual(ran, ["a"]);
     assert.equal(e.gateway.requests.length, 2);
     await e.host.shutdown();
   });
 
   test("a request key used for one interaction cannot resolve another", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      {
-        toolCalls: [
-          { name: "write", arguments: { line: "1" } },
-          { name: "write", arguments: { line: "2" } },
-        ],
-      },
-      { text: "done" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCalls("1", "2"), { text: "done" }]);
     const waiting = await sendWait(e, "go");
     const [first, second] = waiting.pending;
-    const partial = await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "k",
-      interactionId: first.id,
-      decision: "approve",
-    });
+    const partial = await decide(e, first.id, "k");
     // The approved call dispatches at once; the thread then waits for the other.
     assert.deepEqual(partial.view.pending.map((p) => p.id), [second.id]);
-    const mid = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const mid = await settle(e);
     assert.equal(mid.status, "waiting", "another approval is still pending");
     assert.deepEqual(ran, ["1"]);
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "k",
-        interactionId: second.id,
-        decision: "approve",
-      }),
+      decide(e, second.id, "k"),
       isCode("request_conflict"),
     );
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "k",
-        interactionId: "interaction_unknown",
-        decision: "approve",
-      }),
+      decide(e, "interaction_unknown", "k"),
       isCode("request_conflict"),
       "a used key with another interaction id is no replay",
     );
     const still = await e.threads.view(e.threadId);
     assert.deepEqual(still.pending.map((p) => p.id), [second.id], "nothing written");
-    const last = await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "k2",
-      interactionId: second.id,
-      decision: "approve",
-    });
+    const last = await decide(e, second.id, "k2");
     assert.equal(last.view.status, "running", "resolving the last one admits the run");
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await settle(e);
     assert.deepEqual([...ran].sort(), ["1", "2"]);
     await e.host.shutdown();
   });
 
   test("an interaction id of another thread, or on an unknown thread, is not found there", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCalls("a")]);
     const waiting = await sendWait(e, "go");
     const other = await e.threads.create({ requestKey: "other" });
     await assert.rejects(
-      e.threads.respond({
-        threadId: other.threadId,
-        requestKey: "r",
-        interactionId: waiting.pending[0].id,
-        decision: "approve",
-      }),
+      decide({ threads: e.threads, threadId: other.threadId }, waiting.pending[0].id),
       isCode("interaction_not_found"),
     );
     await assert.rejects(
-      e.threads.respond({
-        threadId: "thread_missing",
-        requestKey: "r",
-        interactionId: waiting.pending[0].id,
-        decision: "approve",
-      }),
+      decide({ threads: e.threads, threadId: "thread_missing" }, waiting.pending[0].id),
       isCode("thread_not_found"),
     );
     assert.deepEqual(ran, []);
@@ -188,27 +137,22 @@ describe("respond races and replies", () => {
     const waiting = await sendWait(e, "trip");
     const id = waiting.pending[0].id;
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "k",
-        interactionId: id,
-        answers: [{ questionId: "city", value: "Oslo" }, { questionId: "city", value: "Rome" }],
-      }),
+      answer(
+        e,
+        id,
+        [{ questionId: "city", value: "Oslo" }, { questionId: "city", value: "Rome" }],
+        "k",
+      ),
       isCode("invalid_input"),
     );
     await assert.rejects(
-      e.threads.respond({ threadId: e.threadId, requestKey: "k", interactionId: id, answers: [] }),
+      answer(e, id, [], "k"),
       isCode("invalid_input"),
     );
     const view = await e.threads.view(e.threadId);
     assert.equal(view.viewVersion, waiting.viewVersion, "nothing written");
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "k",
-      interactionId: id,
-      answers: [{ questionId: "city", value: "Rome" }],
-    });
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await answer(e, id, [{ questionId: "city", value: "Rome" }], "k");
+    const done = await settle(e);
     assert.equal(done.status, "idle");
     await e.host.shutdown();
   });
@@ -218,22 +162,12 @@ describe("respond races and replies", () => {
     const waiting = await sendWait(e, "trip");
     const id = waiting.pending[0].id;
     const answers = [{ questionId: "city", value: "Oslo" }];
-    await e.threads.respond({ threadId: e.threadId, requestKey: "a", interactionId: id, answers });
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
-    const replay = await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "b",
-      interactionId: id,
-      answers,
-    });
+    await answer(e, id, answers, "a");
+    await settle(e);
+    const replay = await answer(e, id, answers, "b");
     assert.equal(replay.view.status, "idle");
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "c",
-        interactionId: id,
-        answers: [{ questionId: "city", value: "Rome" }],
-      }),
+      answer(e, id, [{ questionId: "city", value: "Rome" }], "c"),
       isCode("request_conflict"),
     );
     assert.equal(e.gateway.requests.length, 2, "no provider request from replays");
@@ -243,19 +177,11 @@ describe("respond races and replies", () => {
 
 describe("items around an approval", () => {
   test("an approved call is pending until dispatch, then running; the item keeps its resolved interaction", async () => {
-    const gate = deferred();
-    const started = deferred();
-    const slow = defineTool({
+    const { tool: slow, gate, started } = heldTool({
       name: "deploy",
-      description: "d",
+      output: "deployed",
       effect: "write",
       permission: "ask",
-      input: z.object({}),
-      execute: async () => {
-        started.resolve();
-        await gate.promise;
-        return "deployed";
-      },
     });
     const e = await engine([
       { toolCalls: [{ name: "deploy", arguments: {} }] },
@@ -265,12 +191,7 @@ describe("items around an approval", () => {
     const item = waiting.items.find((i) => i.kind === "tool")!;
     assert.equal(item.tool!.status, "waiting_approval");
     assert.equal(item.interaction?.status, "pending");
-    const { view } = await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "r",
-      interactionId: waiting.pending[0].id,
-      decision: "approve",
-    });
+    const { view } = await decide(e, waiting.pending[0].id);
     const after = view.items.find((i) => i.id === item.id)!;
     assert.ok(["pending", "running"].includes(after.tool!.status), after.tool!.status);
     assert.equal(after.interaction?.status, "resolved");
@@ -282,7 +203,7 @@ describe("items around an approval", () => {
     );
     assert.equal(running.status, "running");
     gate.resolve();
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const done = await settle(e);
     assert.equal(done.items.find((i) => i.id === item.id)!.tool!.status, "completed");
     await e.host.shutdown();
   });
@@ -307,13 +228,8 @@ describe("items around an approval", () => {
     const waiting = await sendWait(e, "login");
     assert.equal(waiting.pending[0].kind, "input");
     assert.deepEqual(waiting.pending[0].questions?.map((q) => q.secret), [true]);
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "r",
-      interactionId: waiting.pending[0].id,
-      answers: [{ questionId: "otp", value: SECRET }],
-    });
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await answer(e, waiting.pending[0].id, [{ questionId: "otp", value: SECRET }]);
+    await settle(e);
     assert.ok(JSON.stringify(e.gateway.requests[1]).includes(SECRET));
     assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "needs a one-time code");
     await sendWait(e, "again");
@@ -340,13 +256,8 @@ describe("what never asks", () => {
     const waiting = await sendWait(e, "go");
     assert.equal(waiting.pending.length, 1, "only the valid call asks");
     assert.equal(tools(waiting).length, 1, "the invalid call has no tool item");
-    await e.threads.respond({
-      threadId: e.threadId,
-      requestKey: "r",
-      interactionId: waiting.pending[0].id,
-      decision: "approve",
-    });
-    await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    await decide(e, waiting.pending[0].id);
+    await settle(e);
     assert.deepEqual(ran, ["ok"]);
     const results = toolMessages(e.gateway.requests[1].messages);
     assert.equal(results.length, 2, "the model hears about both, in call order");
@@ -360,11 +271,7 @@ describe("cancel around interactions", () => {
     const e = await engine([askCity, { text: "never" }]);
     const waiting = await sendWait(e, "trip");
     const id = waiting.pending[0].id;
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "q",
-      input: { text: "queued while waiting" },
-    });
+    const queued = await sendText(e, "queued while waiting", "q");
     assert.equal(queued.queued, true);
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "x" });
     assert.equal(view.status, "idle");
@@ -374,12 +281,7 @@ describe("cancel around interactions", () => {
     assert.equal(item?.interaction?.status, "resolved");
     assert.equal(view.queue.length, 1, "input queued behind a cancelled turn stays queued");
     await assert.rejects(
-      e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "late",
-        interactionId: id,
-        answers: [{ questionId: "city", value: "Oslo" }],
-      }),
+      answer(e, id, [{ questionId: "city", value: "Oslo" }], "late"),
       isCode("request_conflict"),
     );
     const again = await e.threads.cancel({ threadId: e.threadId, requestKey: "x2" });
@@ -389,18 +291,14 @@ describe("cancel around interactions", () => {
   });
 
   test("graceful cancel while an approval waits runs nothing either", async () => {
-    const ran: string[] = [];
-    const e = await engine([
-      { toolCalls: [{ name: "write", arguments: { line: "a" } }] },
-      { text: "never" },
-    ], { tools: [writeTool(ran)] });
+    const { e, ran } = await writeEngine([writeCalls("a"), { text: "never" }]);
     await sendWait(e, "go");
     const { view } = await e.threads.cancel({
       threadId: e.threadId,
       requestKey: "x",
       mode: "graceful",
     });
-    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const idle = await settle(e);
     assert.notEqual(view.status, "running");
     assert.equal(idle.turns.at(-1)?.outcome, "cancelled");
     assert.equal(tools(idle)[0].status, "cancelled");
@@ -412,7 +310,7 @@ describe("cancel around interactions", () => {
 
   test("immediate cancel keeps the text a provider had streamed so far", async () => {
     const e = await engine([{ hang: true, text: "the first half" } as ScriptStep]);
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await until(e, (view) => view.items.some((item) => item.kind === "assistant"));
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
     assert.notEqual(view.status, "running");
@@ -424,26 +322,16 @@ describe("cancel around interactions", () => {
   });
 
   test("graceful cancel lets an in-flight tool commit its result inside the window; nothing more runs", async () => {
-    const gate = deferred();
-    const started = deferred();
-    let aborted = false;
-    const slow = defineTool({
+    const { tool: slow, gate, started, aborted } = heldTool({
       name: "slow",
-      description: "s",
+      output: "finished",
       effect: "write",
-      input: z.object({}),
-      execute: async (_input, context) => {
-        started.resolve();
-        await gate.promise;
-        aborted = context.signal.aborted;
-        return "finished";
-      },
     });
     const e = await engine([
       { toolCalls: [{ name: "slow", arguments: {} }] },
       { text: "never" },
     ], { tools: [slow] });
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await started.promise;
     const cancelling = e.threads.cancel({
       threadId: e.threadId,
@@ -453,8 +341,8 @@ describe("cancel around interactions", () => {
     await until(e, (view) => view.status !== "running");
     gate.resolve();
     await cancelling;
-    const idle = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
-    assert.equal(aborted, false, "the tool was not aborted inside the window");
+    const idle = await settle(e);
+    assert.equal(aborted(), false, "the tool was not aborted inside the window");
     assert.equal(tools(idle)[0].status, "completed");
     assert.equal(tools(idle)[0].output, "finished");
     assert.equal(idle.turns.at(-1)?.outcome, "cancelled");
@@ -476,7 +364,7 @@ describe("cancel around interactions", () => {
       },
     });
     const e = await engine([{ toolCalls: [{ name: "hang", arguments: {} }] }], { tools: [hang] });
-    await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+    await sendText(e, "go", "s");
     await started.promise;
     const { view } = await e.threads.cancel({ threadId: e.threadId, requestKey: "c" });
     assert.notEqual(view.status, "running");
@@ -513,7 +401,7 @@ describe("graceful cancel's window", () => {
         { toolCalls: [{ name: "w", arguments: {} }, { name: "r", arguments: {} }] },
         { text: "never" },
       ], { tools: [never("w", "write"), never("r", "read")] });
-      await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "go" } });
+      await sendText(e, "go", "s");
       await reached.promise;
       const { view } = await e.threads.cancel({
         threadId: e.threadId,
@@ -531,32 +419,15 @@ describe("graceful cancel's window", () => {
 });
 
 describe("questions across restart", () => {
-  const open = async (
+  const open = (
     store: ReturnType<typeof memoryStore>,
     steps: ScriptStep[],
     events: string[] = [],
-  ) => {
-    const gateway = scriptedGateway(steps);
-    const host = await openHost({
-      store: keepOpen(store),
-      onEvent: (event) => events.push(JSON.stringify(event)),
-    });
-    const threads = host.threads({
-      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
-    });
-    return { host, threads, gateway };
-  };
-  const askSecret: ScriptStep = {
-    toolCalls: [{
-      name: "ask_user",
-      arguments: {
-        questions: [
-          { id: "pw", prompt: "Password?", secret: true },
-          { id: "user", prompt: "User?" },
-        ],
-      },
-    }],
-  };
+  ) => openOn(store, steps, { events });
+  const askSecret: ScriptStep = askUser([
+    { id: "pw", prompt: "Password?", secret: true },
+    { id: "user", prompt: "User?" },
+  ]);
 
   test("a pending secret question survives restart with the same id; its answer reaches the resumed run only", async () => {
     const SECRET = "pending-secret-R7x";
@@ -564,8 +435,8 @@ describe("questions across restart", () => {
     const events: string[] = [];
     let h = await open(store, [askSecret], events);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
-    const before = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "login", "s");
+    const before = await settle({ threads: h.threads, threadId });
     await h.host.shutdown();
 
     h = await open(store, [{ text: "in" }, { text: "later" }], events);
@@ -573,13 +444,11 @@ describe("questions across restart", () => {
     assert.equal(after.status, "waiting");
     assert.deepEqual(after.pending.map((p) => p.id), before.pending.map((p) => p.id));
     assert.deepEqual(after.pending[0].questions, before.pending[0].questions);
-    await h.threads.respond({
-      threadId,
-      requestKey: "r",
-      interactionId: after.pending[0].id,
-      answers: [{ questionId: "pw", value: SECRET }, { questionId: "user", value: "ada" }],
-    });
-    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await answer({ threads: h.threads, threadId }, after.pending[0].id, [{
+      questionId: "pw",
+      value: SECRET,
+    }, { questionId: "user", value: "ada" }]);
+    const done = await settle({ threads: h.threads, threadId });
     assert.equal(done.status, "idle");
     assert.deepEqual(done.pending, []);
     assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET));
@@ -594,8 +463,8 @@ describe("questions across restart", () => {
     const reopened = await h.threads.view(threadId);
     assert.equal(reopened.status, "idle");
     assert.deepEqual(reopened.pending, []);
-    await h.threads.send({ threadId, requestKey: "s2", input: { text: "more" } });
-    await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "more", "s2");
+    await settle({ threads: h.threads, threadId });
     const later = JSON.stringify(h.gateway.requests[0]);
     assert.ok(!later.includes(SECRET));
     assert.ok(later.includes("ada"), "public answers stay");
@@ -611,15 +480,13 @@ describe("questions across restart", () => {
     const store = memoryStore();
     let h = await open(store, [askSecret, { hang: true } as ScriptStep]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "login" } });
-    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "login", "s");
+    const waiting = await settle({ threads: h.threads, threadId });
     const firstId = waiting.pending[0].id;
-    await h.threads.respond({
-      threadId,
-      requestKey: "r",
-      interactionId: firstId,
-      answers: [{ questionId: "pw", value: SECRET }, { questionId: "user", value: "ada" }],
-    });
+    await answer({ threads: h.threads, threadId }, firstId, [{ questionId: "pw", value: SECRET }, {
+      questionId: "user",
+      value: "ada",
+    }]);
     // The resumed run is in flight (its request hangs) when the host goes away.
     for (let i = 0; i < 500 && h.gateway.requests.length < 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -638,30 +505,26 @@ describe("questions across restart", () => {
     // The old interaction is resolved: other public answers conflict; the same public
     // answers (secret values are never kept, so never compared) replay and run nothing.
     await assert.rejects(
-      h.threads.respond({
-        threadId,
-        requestKey: "old",
-        interactionId: firstId,
-        answers: [{ questionId: "pw", value: "x" }, { questionId: "user", value: "bob" }],
-      }),
+      answer({ threads: h.threads, threadId }, firstId, [{ questionId: "pw", value: "x" }, {
+        questionId: "user",
+        value: "bob",
+      }], "old"),
       isCode("request_conflict"),
     );
-    const replay = await h.threads.respond({
-      threadId,
-      requestKey: "old2",
-      interactionId: firstId,
-      answers: [{ questionId: "pw", value: "x" }, { questionId: "user", value: "ada" }],
-    });
+    const replay = await answer({ threads: h.threads, threadId }, firstId, [{
+      questionId: "pw",
+      value: "x",
+    }, { questionId: "user", value: "ada" }], "old2");
     assert.equal(replay.view.status, "waiting");
     assert.equal(h.gateway.requests.length, 0, "a replay runs nothing");
     const questions = after.pending[0].questions!;
-    await h.threads.respond({
-      threadId,
-      requestKey: "r2",
-      interactionId: after.pending[0].id,
-      answers: questions.map((q) => ({ questionId: q.id, value: q.id === "pw" ? SECRET : "ada" })),
-    });
-    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await answer(
+      { threads: h.threads, threadId },
+      after.pending[0].id,
+      questions.map((q) => ({ questionId: q.id, value: q.id === "pw" ? SECRET : "ada" })),
+      "r2",
+    );
+    const done = await settle({ threads: h.threads, threadId });
     assert.equal(done.status, "idle");
     assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET));
     const needle = new TextEncoder().encode(SECRET);
@@ -675,37 +538,14 @@ describe("a half-answered batch across restart", () => {
   test("one approval answered and run before a restart, the other after: each runs once, results in call order", async () => {
     const store = memoryStore();
     const ran: string[] = [];
-    const open = async (steps: ScriptStep[]) => {
-      const gateway = scriptedGateway(steps);
-      const host = await openHost({ store: keepOpen(store) });
-      const threads = host.threads({
-        agent: defineAgent({
-          id: "a",
-          systemPrompt: "s",
-          gateway,
-          tools: [writeTool(ran)],
-          providerRetry: FAST_RETRY,
-        }),
-      });
-      return { host, threads, gateway };
-    };
-    let h = await open([{
-      toolCalls: [
-        { name: "write", arguments: { line: "1" } },
-        { name: "write", arguments: { line: "2" } },
-      ],
-    }]);
+    const open = (steps: ScriptStep[]) => openOn(store, steps, { tools: [writeTool(ran)] });
+    let h = await open([writeCalls("1", "2")]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
+    const waiting = await settle({ threads: h.threads, threadId });
     const [first, second] = waiting.pending;
-    await h.threads.respond({
-      threadId,
-      requestKey: "b",
-      interactionId: second.id,
-      decision: "approve",
-    });
-    const mid = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await decide({ threads: h.threads, threadId }, second.id, "b");
+    const mid = await settle({ threads: h.threads, threadId });
     assert.equal(mid.status, "waiting");
     assert.deepEqual(ran, ["2"]);
     await h.host.shutdown();
@@ -715,13 +555,8 @@ describe("a half-answered batch across restart", () => {
     assert.equal(reopened.status, "waiting");
     assert.deepEqual(reopened.pending.map((p) => p.id), [first.id]);
     assert.deepEqual(tools(reopened).map((t) => t.status), ["waiting_approval", "completed"]);
-    await h.threads.respond({
-      threadId,
-      requestKey: "a",
-      interactionId: first.id,
-      decision: "approve",
-    });
-    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await decide({ threads: h.threads, threadId }, first.id, "a");
+    const done = await settle({ threads: h.threads, threadId });
     assert.equal(done.status, "idle");
     assert.deepEqual(ran, ["2", "1"]);
     assert.deepEqual(toolMessages(h.gateway.requests[0].messages).map((m) => m.output), [
@@ -737,20 +572,7 @@ describe("a held secret across restart", () => {
     const SECRET = "held-then-lost-Wq2";
     const store = memoryStore();
     const ran: string[] = [];
-    const open = async (steps: ScriptStep[]) => {
-      const gateway = scriptedGateway(steps);
-      const host = await openHost({ store: keepOpen(store) });
-      const threads = host.threads({
-        agent: defineAgent({
-          id: "a",
-          systemPrompt: "s",
-          gateway,
-          tools: [writeTool(ran)],
-          providerRetry: FAST_RETRY,
-        }),
-      });
-      return { host, threads, gateway };
-    };
+    const open = (steps: ScriptStep[]) => openOn(store, steps, { tools: [writeTool(ran)] });
     let h = await open([{
       toolCalls: [
         {
@@ -761,16 +583,14 @@ describe("a held secret across restart", () => {
       ],
     }]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-    const waiting = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
+    const waiting = await settle({ threads: h.threads, threadId });
     const question = waiting.pending.find((p) => p.kind === "input")!;
     const approval = waiting.pending.find((p) => p.kind === "approval")!;
-    await h.threads.respond({
-      threadId,
-      requestKey: "a",
-      interactionId: question.id,
-      answers: [{ questionId: "token", value: SECRET }],
-    });
+    await answer({ threads: h.threads, threadId }, question.id, [{
+      questionId: "token",
+      value: SECRET,
+    }], "a");
     await h.host.shutdown();
 
     h = await open([{ text: "used it" }]);
@@ -778,12 +598,7 @@ describe("a held secret across restart", () => {
     assert.equal(reopened.status, "waiting");
     assert.deepEqual(reopened.pending.map((p) => p.id), [approval.id]);
     // The approval would start the run; the run would lack the secret: it is asked again first.
-    const approved = await h.threads.respond({
-      threadId,
-      requestKey: "b",
-      interactionId: approval.id,
-      decision: "approve",
-    });
+    const approved = await decide({ threads: h.threads, threadId }, approval.id, "b");
     assert.equal(approved.view.status, "waiting");
     const again = approved.view.pending.find((p) => p.kind === "input");
     assert.ok(again, "the secret question is asked again: no run ever had the answer");
@@ -791,13 +606,11 @@ describe("a held secret across restart", () => {
     assert.deepEqual(again.questions?.map((q) => [q.id, q.secret]), [["token", true]]);
     assert.deepEqual(ran, [], "the approved call waits for the run");
     assert.equal(h.gateway.requests.length, 0);
-    await h.threads.respond({
-      threadId,
-      requestKey: "a2",
-      interactionId: again.id,
-      answers: [{ questionId: "token", value: SECRET }],
-    });
-    const done = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await answer({ threads: h.threads, threadId }, again.id, [{
+      questionId: "token",
+      value: SECRET,
+    }], "a2");
+    const done = await settle({ threads: h.threads, threadId });
     assert.equal(done.status, "idle");
     assert.deepEqual(ran, ["w"]);
     assert.ok(JSON.stringify(h.gateway.requests[0]).includes(SECRET), "the resumed run has it");
@@ -810,49 +623,24 @@ describe("a secret whose run ended normally", () => {
     const SECRET = "ended-normally-Jj7";
     const store = memoryStore();
     const ran: string[] = [];
-    const open = async (steps: ScriptStep[]) => {
-      const gateway = scriptedGateway(steps);
-      const host = await openHost({ store: keepOpen(store) });
-      const threads = host.threads({
-        agent: defineAgent({
-          id: "a",
-          systemPrompt: "s",
-          gateway,
-          tools: [writeTool(ran)],
-          providerRetry: FAST_RETRY,
-        }),
-      });
-      return { host, threads, gateway };
-    };
+    const open = (steps: ScriptStep[]) => openOn(store, steps, { tools: [writeTool(ran)] });
     let h = await open([
-      {
-        toolCalls: [{
-          name: "ask_user",
-          arguments: { questions: [{ id: "token", prompt: "Token?", secret: true }] },
-        }],
-      },
-      { toolCalls: [{ name: "write", arguments: { line: "w" } }] },
+      askUser([{ id: "token", prompt: "Token?", secret: true }]),
+      writeCalls("w"),
       { hang: true } as ScriptStep,
     ]);
     const { threadId } = await h.threads.create({ requestKey: "c" });
-    await h.threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-    const asked = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-    await h.threads.respond({
-      threadId,
-      requestKey: "a",
-      interactionId: asked.pending[0].id,
-      answers: [{ questionId: "token", value: SECRET }],
-    });
+    await sendText({ threads: h.threads, threadId }, "go", "s");
+    const asked = await settle({ threads: h.threads, threadId });
+    await answer({ threads: h.threads, threadId }, asked.pending[0].id, [{
+      questionId: "token",
+      value: SECRET,
+    }], "a");
     // The run that had the secret asks for an approval and ends normally (the turn waits).
-    const approval = await h.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const approval = await settle({ threads: h.threads, threadId });
     assert.equal(approval.pending[0].kind, "approval");
     assert.ok(JSON.stringify(h.gateway.requests[1]).includes(SECRET));
-    await h.threads.respond({
-      threadId,
-      requestKey: "b",
-      interactionId: approval.pending[0].id,
-      decision: "approve",
-    });
+    await decide({ threads: h.threads, threadId }, approval.pending[0].id, "b");
     for (let i = 0; i < 500 && h.gateway.requests.length < 3; i++) {
       await sleep(5);
     }
@@ -872,38 +660,19 @@ describe("a secret whose run ended normally", () => {
 
 describe("steer, queue and todos precise points", () => {
   test("steer adds a user item to the running turn; its text is in the turn's next request", async () => {
-    const gate = deferred();
-    const started = deferred();
-    const slow = defineTool({
-      name: "slow",
-      description: "s",
-      input: z.object({}),
-      execute: async () => {
-        started.resolve();
-        await gate.promise;
-        return "slow done";
-      },
-    });
+    const { tool: slow, gate, started } = heldTool({ name: "slow", output: "slow done" });
     const e = await engine([
       { toolCalls: [{ name: "slow", arguments: {} }] },
       { text: "steered" },
     ], { tools: [slow] });
-    const sent = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "s",
-      input: { text: "go" },
-    });
+    const sent = await sendText(e, "go", "s");
     await started.promise;
-    const { view } = await local(e).steer({
-      threadId: e.threadId,
-      requestKey: "st",
-      text: "be brief",
-    });
+    const { view } = await steer(e, "be brief", "st");
     const steered = view.items.filter((i) => i.kind === "user").at(-1);
     assert.equal(steered?.text, "be brief");
     assert.equal(steered?.turnId, sent.turnId, "same turn");
     gate.resolve();
-    const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    const done = await settle(e);
     assert.equal(done.turns.length, 1);
     assert.ok(userTexts(e.gateway.requests[1].messages).includes("be brief"));
     assert.equal(toolMessages(e.gateway.requests[1].messages)[0].output, "slow done");
@@ -915,20 +684,10 @@ describe("steer, queue and todos precise points", () => {
     const fresh = await e.threads.view(e.threadId);
     assert.deepEqual((fresh as unknown as { todos: unknown[] }).todos, []);
     await sendWait(e, "trip");
-    const queued = await e.threads.send({
-      threadId: e.threadId,
-      requestKey: "q",
-      input: { text: "first text" },
-    });
+    const queued = await sendText(e, "first text", "q");
     const queueId = queued.view.queue[0].id;
     await assert.rejects(
-      local(e).editQueued({
-        threadId: e.threadId,
-        requestKey: "e",
-        queueId,
-        text: "new",
-        expectedText: "not the text",
-      }),
+      editQueued(e, queueId, "new", "not the text", "e"),
       isCode("request_conflict"),
     );
     const view = await e.threads.view(e.threadId);
@@ -1070,15 +829,13 @@ describe("secrets in what a run reports", () => {
       agent: defineAgent({ id: "a", systemPrompt: "s", gateway, providerRetry: FAST_RETRY }),
     });
     const { threadId } = await threads.create({ requestKey: "c" });
-    await threads.send({ threadId, requestKey: "s", input: { text: "login" } });
-    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-    await threads.respond({
-      threadId,
-      requestKey: "r",
-      interactionId: waiting.pending[0].id,
-      answers: [{ questionId: "pw", value: SECRET }],
-    });
-    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await sendText({ threads, threadId }, "login", "s");
+    const waiting = await settle({ threads: threads, threadId });
+    await answer({ threads: threads, threadId }, waiting.pending[0].id, [{
+      questionId: "pw",
+      value: SECRET,
+    }]);
+    const done = await settle({ threads: threads, threadId });
     assert.equal(calls, 3);
     assert.equal(done.turns.at(-1)?.failure?.code, "provider_error");
     assert.match(done.turns.at(-1)!.failure!.message, /bad request/);

@@ -10,7 +10,19 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { LocalThreadService, ThreadService } from "@floret/engine";
 import { engine as inProcessEngine, lastTurn, type TestEngine, until } from "./engine.ts";
-import { isCode, sendWait, toolMessages, tools, userTexts, writeTool } from "./interactions.ts";
+import {
+  askUser,
+  decide,
+  isCode,
+  sendText,
+  sendWait,
+  settle,
+  toolMessages,
+  tools,
+  userTexts,
+  writeCall,
+  writeEngine,
+} from "./interactions.ts";
 
 /** A test engine whose service has turn control too. */
 type Engine = TestEngine & { threads: LocalThreadService };
@@ -28,11 +40,7 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
 
   describe("approvals through the service", () => {
     test("approve runs the call once; replays answer again, another decision conflicts, unknown ids are not found", async () => {
-      const ran: string[] = [];
-      const e = await engine([
-        { toolCalls: [{ name: "write", arguments: { line: "a" }, callId: "c1" }] },
-        { text: "done" },
-      ], { tools: [writeTool(ran)] });
+      const { e, ran } = await writeEngine([writeCall("a", "c1"), { text: "done" }], engine);
       const waiting = await sendWait(e, "go");
       assert.equal(waiting.status, "waiting");
       assert.deepEqual(ran, []);
@@ -49,7 +57,7 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
       };
       const { view } = await e.threads.respond(approve);
       assert.equal(view.status, "running");
-      const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+      const done = await settle(e);
       assert.equal(done.status, "idle");
       assert.deepEqual(ran, ["a"]);
       assert.deepEqual(lastTurn(done), { outcome: "completed", code: undefined });
@@ -74,19 +82,10 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
     });
 
     test("deny runs nothing and tells the model; the turn completes", async () => {
-      const ran: string[] = [];
-      const e = await engine([
-        { toolCalls: [{ name: "write", arguments: { line: "no" }, callId: "c1" }] },
-        { text: "understood" },
-      ], { tools: [writeTool(ran)] });
+      const { e, ran } = await writeEngine([writeCall("no", "c1"), { text: "understood" }], engine);
       const waiting = await sendWait(e, "go");
-      await e.threads.respond({
-        threadId: e.threadId,
-        requestKey: "deny",
-        interactionId: waiting.pending[0].id,
-        decision: "deny",
-      });
-      const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+      await decide(e, waiting.pending[0].id, "deny", "deny");
+      const done = await settle(e);
       assert.equal(done.status, "idle");
       assert.deepEqual(ran, []);
       assert.deepEqual(done.pending, []);
@@ -101,17 +100,10 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
     test("answers reach the model once; a secret answer never shows in the view; bad answers write nothing", async () => {
       const SECRET = "suite-secret-Kx81";
       const e = await engine([
-        {
-          toolCalls: [{
-            name: "ask_user",
-            arguments: {
-              questions: [
-                { id: "color", prompt: "Colour?", options: ["red", "blue"] },
-                { id: "pw", prompt: "Password?", secret: true },
-              ],
-            },
-          }],
-        },
+        askUser([
+          { id: "color", prompt: "Colour?", options: ["red", "blue"] },
+          { id: "pw", prompt: "Password?", secret: true },
+        ]),
         { text: "thanks" },
       ]);
       const waiting = await sendWait(e, "ask me");
@@ -136,7 +128,7 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
         ...answer,
         answers: [{ questionId: "color", value: "blue" }, { questionId: "pw", value: SECRET }],
       });
-      const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+      const done = await settle(e);
       assert.equal(done.status, "idle");
       const resumed = e.gateway.requests[1].messages;
       assert.equal(userTexts(resumed).filter((t) => t.includes("blue")).length, 1);
@@ -151,12 +143,8 @@ export function interactionsSuite(wrap: (threads: ThreadService) => ThreadServic
   describe("the queue and steering through the service", () => {
     test("editQueued replaces a queued text when expectedText matches; stale edits conflict; steer joins the running turn", async () => {
       const e = await engine([{ hang: true }, { text: "steered" }, { text: "next" }]);
-      await e.threads.send({ threadId: e.threadId, requestKey: "one", input: { text: "one" } });
-      const queued = await e.threads.send({
-        threadId: e.threadId,
-        requestKey: "two",
-        input: { text: "two" },
-      });
+      await sendText(e, "one", "one");
+      const queued = await sendText(e, "two", "two");
       assert.equal(queued.queued, true);
       const queueId = queued.view.queue[0].id;
       const edit = {
