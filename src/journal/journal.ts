@@ -7,6 +7,8 @@
  */
 import { FloretError } from "../errors.ts";
 import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
+import { planOwnedCommit } from "../spi/kv_commit_plan.ts";
+import { type PlannedCommit, plannedCommitOf } from "../spi/kv_planned_commit.ts";
 import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
 import {
   entryShapes,
@@ -57,9 +59,12 @@ export interface ThreadCommit {
 /** Typed access to the engine's keyspace. */
 export class Journal {
   readonly #store: KvStore;
+  // The store's internal fast path for thread commits, when it offers one.
+  readonly #planned: PlannedCommit | undefined;
 
   private constructor(store: KvStore) {
     this.#store = store;
+    this.#planned = plannedCommitOf(store);
   }
 
   /**
@@ -248,7 +253,14 @@ export class Journal {
       return Promise.reject(error);
     }
     const { record, expected } = change;
-    return guard(() => this.#store.commit(op)).then((result) => {
+    const store = this.#store;
+    const planned = this.#planned;
+    // The values in `op` were encoded for this commit alone, so a store that
+    // offers the planned path may take them without copying.
+    const stored = planned
+      ? guard(() => planned(planOwnedCommit(op)))
+      : guard(() => store.commit(op));
+    return stored.then((result) => {
       if (!result.ok) return null;
       // An append leaves the record, and so its version, unchanged.
       return record ? result.version : expected!.version;
