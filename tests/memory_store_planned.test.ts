@@ -106,7 +106,7 @@ test("a planned commit checks versions and deletes like commit, and takes the pl
   const store = memoryStore();
   const planned = plannedCommitOf(store)!;
   const value = new Uint8Array([1, 2]);
-  const first = await planned(planOwnedCommit({
+  const first = planned(planOwnedCommit({
     checks: [{ key: ["a"], version: null }],
     set: [{ key: ["a"], value }, { key: ["b"], value: new Uint8Array([3]) }],
   }));
@@ -115,13 +115,13 @@ test("a planned commit checks versions and deletes like commit, and takes the pl
   assert.deepEqual(stored?.value, new Uint8Array([1, 2]));
   assert.equal(stored?.version, (first as { version: string }).version);
   // Refused check: nothing written, nothing deleted.
-  const refused = await planned(planOwnedCommit({
+  const refused = planned(planOwnedCommit({
     checks: [{ key: ["a"], version: null }],
     delete: [["b"]],
   }));
   assert.deepEqual(refused, { ok: false });
   assert.equal((await store.list({ prefix: [] })).length, 2);
-  const second = await planned(planOwnedCommit({
+  const second = planned(planOwnedCommit({
     checks: [{ key: ["a"], version: stored!.version }],
     delete: [["b"]],
   }));
@@ -132,8 +132,8 @@ test("a planned commit checks versions and deletes like commit, and takes the pl
   read!.value[0] = 9;
   assert.deepEqual((await store.getMany([["a"]]))[0]?.value, new Uint8Array([1, 2]));
   await store.close();
-  await assert.rejects(
-    planned(planOwnedCommit({ set: [{ key: ["c"], value }] })),
+  assert.throws(
+    () => planned(planOwnedCommit({ set: [{ key: ["c"], value }] })),
     (error: { code?: string }) => error.code === "storage_failure",
   );
 });
@@ -150,4 +150,16 @@ test("planOwnedCommit rejects what planCommit rejects and shares the caller's va
     () => planOwnedCommit({ set: [{ key: ["k"], value }], delete: [["k"]] }),
     (error: { code?: string }) => error.code === "invalid_input",
   );
+});
+
+test("a journal commit on a closed store rejects with storage_failure on both paths", async () => {
+  for (const store of [memoryStore(), publicOnly(memoryStore())]) {
+    const journal = await Journal.open(store);
+    await store.close();
+    await assert.rejects(
+      journal.commit({ expected: null, record: record(0, "2026-12-01T00:00:01.000Z", false) }),
+      (error: { code?: string; message?: string }) =>
+        error.code === "storage_failure" && /closed/.test(error.message ?? ""),
+    );
+  }
 });

@@ -36,6 +36,10 @@ interface Slot {
   version: string;
 }
 
+function closedError(): FloretError {
+  return new FloretError("storage_failure", "Store is closed: memoryStore");
+}
+
 function idBytes(id: string): Uint8Array {
   const bytes = new Uint8Array(id.length);
   for (let i = 0; i < id.length; i++) bytes[i] = id.charCodeAt(i);
@@ -77,7 +81,7 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
   // and writes can never interleave with another call: that is the atomicity.
   const guard = <T>(work: () => T): Promise<T> => {
     try {
-      if (closed) throw new FloretError("storage_failure", "Store is closed: memoryStore");
+      if (closed) throw closedError();
       return Promise.resolve(work());
     } catch (error) {
       return Promise.reject(error);
@@ -153,8 +157,10 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
 
     // The journal's plans are already validated and their values are its own
     // fresh buffers: no second planning pass, no defensive copy.
-    [PLANNED_COMMIT](plan: CommitPlan): Promise<KvCommitResult> {
-      return guard(() => apply(plan));
+    // Synchronous: the journal resolves the step's commit without a promise chain.
+    [PLANNED_COMMIT](plan: CommitPlan): KvCommitResult {
+      if (closed) throw closedError();
+      return apply(plan);
     },
 
     close(): Promise<void> {

@@ -6,7 +6,7 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
+import type { KvCommit, KvCommitResult, KvKey, KvStore } from "../spi/kv_store.ts";
 import { planOwnedCommit } from "../spi/kv_commit_plan.ts";
 import { type PlannedCommit, plannedCommitOf } from "../spi/kv_planned_commit.ts";
 import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
@@ -253,18 +253,25 @@ export class Journal {
       return Promise.reject(error);
     }
     const { record, expected } = change;
-    const store = this.#store;
-    const planned = this.#planned;
-    // The values in `op` were encoded for this commit alone, so a store that
-    // offers the planned path may take them without copying.
-    const stored = planned
-      ? guard(() => planned(planOwnedCommit(op)))
-      : guard(() => store.commit(op));
-    return stored.then((result) => {
+    const landed = (result: KvCommitResult): string | null => {
       if (!result.ok) return null;
       // An append leaves the record, and so its version, unchanged.
       return record ? result.version : expected!.version;
-    });
+    };
+    const planned = this.#planned;
+    if (planned) {
+      // The values in `op` were encoded for this commit alone, so the store
+      // may take them without copying; it commits synchronously, so the step
+      // pays one settled promise instead of a chain of three.
+      let result: KvCommitResult;
+      try {
+        result = planned(planOwnedCommit(op));
+      } catch (cause) {
+        return Promise.reject(storeFailure(cause));
+      }
+      return Promise.resolve(landed(result));
+    }
+    return guard(() => this.#store.commit(op)).then(landed);
   }
 
   /** The ids under a one-part marker prefix (title claims), e.g. `["title_pending", id]`. */

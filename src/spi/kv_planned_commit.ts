@@ -19,11 +19,13 @@ export const PLANNED_COMMIT: unique symbol = Symbol("floret.plannedCommit");
 
 /**
  * Commits a plan exactly as `commit` would commit the operation it was planned
- * from. The plan's checks and writes satisfy the {@link CommitPlan} contract
- * (valid encoded keys, each written at most once); its value buffers now
- * belong to the store.
+ * from, but synchronously: it returns the result, or throws what `commit`
+ * would reject with. Only a store whose commit never waits (the memory store)
+ * offers it. The plan's checks and writes satisfy the {@link CommitPlan}
+ * contract (valid encoded keys, each written at most once); its value buffers
+ * now belong to the store.
  */
-export type PlannedCommit = (plan: CommitPlan) => Promise<KvCommitResult>;
+export type PlannedCommit = (plan: CommitPlan) => KvCommitResult;
 
 /** A store that offers the planned-commit path. */
 export interface PlannedCommitStore extends KvStore {
