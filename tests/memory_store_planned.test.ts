@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import { memoryStore } from "@floret/engine";
 import type { KvEntry, KvStore } from "@floret/engine/spi";
 import { Journal } from "../src/journal/journal.ts";
-import type { ThreadCommit } from "../src/journal/journal.ts";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
 import { planOwnedCommit } from "../src/spi/kv_commit_plan.ts";
 import { PLANNED_COMMIT, plannedCommitOf } from "../src/spi/kv_planned_commit.ts";
