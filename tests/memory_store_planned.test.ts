@@ -162,3 +162,20 @@ test("a journal commit on a closed store rejects with storage_failure on both pa
     );
   }
 });
+
+test("commitNow lands a thread commit in the same tick only on a synchronous store", async () => {
+  const journal = await Journal.open(memoryStore());
+  assert.equal(journal.commitsNow, true);
+  const first = record(0, "2026-12-01T00:00:01.000Z", false);
+  const version = journal.commitNow({ expected: null, record: first });
+  assert.equal(typeof version, "string");
+  assert.equal((await journal.thread("t1"))?.version, version);
+  // A stale check is a refusal (null), not an error.
+  assert.equal(journal.commitNow({ expected: null, record: first }), null);
+  const plain = await Journal.open(publicOnly(memoryStore()));
+  assert.equal(plain.commitsNow, false);
+  assert.throws(
+    () => plain.commitNow({ expected: null, record: first }),
+    (error: { code?: string }) => error.code === "internal",
+  );
+});

@@ -252,26 +252,45 @@ export class Journal {
     } catch (error) {
       return Promise.reject(error);
     }
-    const { record, expected } = change;
-    const landed = (result: KvCommitResult): string | null => {
-      if (!result.ok) return null;
-      // An append leaves the record, and so its version, unchanged.
-      return record ? result.version : expected!.version;
-    };
     const planned = this.#planned;
     if (planned) {
-      // The values in `op` were encoded for this commit alone, so the store
-      // may take them without copying; it commits synchronously, so the step
-      // pays one settled promise instead of a chain of three.
-      let result: KvCommitResult;
       try {
-        result = planned(planOwnedCommit(op));
+        return Promise.resolve(this.#commitPlanned(planned, op, change));
       } catch (cause) {
-        return Promise.reject(storeFailure(cause));
+        return Promise.reject(cause);
       }
-      return Promise.resolve(landed(result));
     }
-    return guard(() => this.#store.commit(op)).then(landed);
+    return guard(() => this.#store.commit(op)).then((result) => landedVersion(result, change));
+  }
+
+  /** Whether {@link commitNow} serves: the store commits synchronously (the memory store). */
+  get commitsNow(): boolean {
+    return this.#planned !== undefined;
+  }
+
+  /**
+   * {@link commit} without a promise, for a store that commits synchronously
+   * (see {@link commitsNow}): the actor applies the outcome in the same tick.
+   *
+   * @returns the new record version, or `null` when a check failed
+   * @throws {FloretError} what {@link commit} would reject with
+   */
+  commitNow(change: ThreadCommit): string | null {
+    const planned = this.#planned;
+    if (!planned) throw new FloretError("internal", "commitNow needs a synchronous store");
+    return this.#commitPlanned(planned, commitOf(change), change);
+  }
+
+  // The values in `op` were encoded for this commit alone, so the store may
+  // take them without copying, and it answers in the same tick.
+  #commitPlanned(planned: PlannedCommit, op: KvCommit, change: ThreadCommit): string | null {
+    let result: KvCommitResult;
+    try {
+      result = planned(planOwnedCommit(op));
+    } catch (cause) {
+      throw storeFailure(cause);
+    }
+    return landedVersion(result, change);
   }
 
   /** The ids under a one-part marker prefix (title claims), e.g. `["title_pending", id]`. */
@@ -310,6 +329,13 @@ export class Journal {
     // An unchecked delete cannot lose a race; a refusal is a broken store.
     if (!result.ok) throw new FloretError("storage_failure", "The store refused a delete");
   }
+}
+
+/** The version a thread commit leaves, or null when its check failed. */
+function landedVersion(result: KvCommitResult, change: ThreadCommit): string | null {
+  if (!result.ok) return null;
+  // An append leaves the record, and so its version, unchanged.
+  return change.record ? result.version : change.expected!.version;
 }
 
 /** The store operation of one thread commit: the record's check and rows, entries, extras. */
