@@ -16,6 +16,7 @@ import {
   planScan,
 } from "@floret/engine/spi";
 import type {
+  CommitPlan,
   KvCommit,
   KvCommitResult,
   KvEntry,
@@ -24,6 +25,8 @@ import type {
   KvSelector,
   KvStore,
 } from "@floret/engine/spi";
+import { PLANNED_COMMIT } from "../../src/spi/kv_planned_commit.ts";
+import type { PlannedCommitStore } from "../../src/spi/kv_planned_commit.ts";
 import { SortedIndex } from "./sorted_index.ts";
 
 // The encoded key lives only as the map's binary-string id: keeping its bytes
@@ -31,6 +34,10 @@ import { SortedIndex } from "./sorted_index.ts";
 interface Slot {
   value: Uint8Array;
   version: string;
+}
+
+function closedError(): FloretError {
+  return new FloretError("storage_failure", "Store is closed: memoryStore");
 }
 
 function idBytes(id: string): Uint8Array {
@@ -59,6 +66,11 @@ function toEntry(id: string, slot: Slot): KvEntry {
  * ```
  */
 export function memoryStore(): KvStore {
+  return memoryStoreWithPlannedPath();
+}
+
+// The store object, typed with the journal's internal fast path.
+function memoryStoreWithPlannedPath(): PlannedCommitStore {
   const slots = new Map<string, Slot>();
   // Keys as binary strings, whose `<` is byte order.
   const sorted = new SortedIndex();
@@ -69,7 +81,7 @@ export function memoryStore(): KvStore {
   // and writes can never interleave with another call: that is the atomicity.
   const guard = <T>(work: () => T): Promise<T> => {
     try {
-      if (closed) throw new FloretError("storage_failure", "Store is closed: memoryStore");
+      if (closed) throw closedError();
       return Promise.resolve(work());
     } catch (error) {
       return Promise.reject(error);
@@ -93,6 +105,20 @@ export function memoryStore(): KvStore {
     const id = bytesToMapKey(bytes);
     if (!slots.delete(id)) return;
     sorted.remove(id);
+  };
+
+  const apply = (plan: CommitPlan): KvCommitResult => {
+    for (const check of plan.checks) {
+      const current = slots.get(bytesToMapKey(check.key))?.version ?? null;
+      if (current !== check.version) return { ok: false };
+    }
+    counter += 1n;
+    const version = formatVersion(counter);
+    for (const write of plan.writes) {
+      if (write.value === null) remove(write.key);
+      else put(write.key, write.value, version);
+    }
+    return { ok: true, version };
   };
 
   return {
@@ -126,20 +152,15 @@ export function memoryStore(): KvStore {
     },
 
     commit(op: KvCommit): Promise<KvCommitResult> {
-      return guard((): KvCommitResult => {
-        const plan = planCommit(op);
-        for (const check of plan.checks) {
-          const current = slots.get(bytesToMapKey(check.key))?.version ?? null;
-          if (current !== check.version) return { ok: false };
-        }
-        counter += 1n;
-        const version = formatVersion(counter);
-        for (const write of plan.writes) {
-          if (write.value === null) remove(write.key);
-          else put(write.key, write.value, version);
-        }
-        return { ok: true, version };
-      });
+      return guard(() => apply(planCommit(op)));
+    },
+
+    // The journal's plans are already validated and their values are its own
+    // fresh buffers: no second planning pass, no defensive copy.
+    // Synchronous: the journal resolves the step's commit without a promise chain.
+    [PLANNED_COMMIT](plan: CommitPlan): KvCommitResult {
+      if (closed) throw closedError();
+      return apply(plan);
     },
 
     close(): Promise<void> {

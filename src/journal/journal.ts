@@ -6,7 +6,9 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import type { KvCommit, KvKey, KvStore } from "../spi/kv_store.ts";
+import type { KvCommit, KvCommitResult, KvKey, KvStore } from "../spi/kv_store.ts";
+import { planOwnedCommit } from "../spi/kv_commit_plan.ts";
+import { type PlannedCommit, plannedCommitOf } from "../spi/kv_planned_commit.ts";
 import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
 import {
   entryShapes,
@@ -57,9 +59,12 @@ export interface ThreadCommit {
 /** Typed access to the engine's keyspace. */
 export class Journal {
   readonly #store: KvStore;
+  // The store's internal fast path for thread commits, when it offers one.
+  readonly #planned: PlannedCommit | undefined;
 
   private constructor(store: KvStore) {
     this.#store = store;
+    this.#planned = plannedCommitOf(store);
   }
 
   /**
@@ -247,12 +252,45 @@ export class Journal {
     } catch (error) {
       return Promise.reject(error);
     }
-    const { record, expected } = change;
-    return guard(() => this.#store.commit(op)).then((result) => {
-      if (!result.ok) return null;
-      // An append leaves the record, and so its version, unchanged.
-      return record ? result.version : expected!.version;
-    });
+    const planned = this.#planned;
+    if (planned) {
+      try {
+        return Promise.resolve(this.#commitPlanned(planned, op, change));
+      } catch (cause) {
+        return Promise.reject(cause);
+      }
+    }
+    return guard(() => this.#store.commit(op)).then((result) => landedVersion(result, change));
+  }
+
+  /** Whether {@link commitNow} serves: the store commits synchronously (the memory store). */
+  get commitsNow(): boolean {
+    return this.#planned !== undefined;
+  }
+
+  /**
+   * {@link commit} without a promise, for a store that commits synchronously
+   * (see {@link commitsNow}): the actor applies the outcome in the same tick.
+   *
+   * @returns the new record version, or `null` when a check failed
+   * @throws {FloretError} what {@link commit} would reject with
+   */
+  commitNow(change: ThreadCommit): string | null {
+    const planned = this.#planned;
+    if (!planned) throw new FloretError("internal", "commitNow needs a synchronous store");
+    return this.#commitPlanned(planned, commitOf(change), change);
+  }
+
+  // The values in `op` were encoded for this commit alone, so the store may
+  // take them without copying, and it answers in the same tick.
+  #commitPlanned(planned: PlannedCommit, op: KvCommit, change: ThreadCommit): string | null {
+    let result: KvCommitResult;
+    try {
+      result = planned(planOwnedCommit(op));
+    } catch (cause) {
+      throw storeFailure(cause);
+    }
+    return landedVersion(result, change);
   }
 
   /** The ids under a one-part marker prefix (title claims), e.g. `["title_pending", id]`. */
@@ -291,6 +329,13 @@ export class Journal {
     // An unchecked delete cannot lose a race; a refusal is a broken store.
     if (!result.ok) throw new FloretError("storage_failure", "The store refused a delete");
   }
+}
+
+/** The version a thread commit leaves, or null when its check failed. */
+function landedVersion(result: KvCommitResult, change: ThreadCommit): string | null {
+  if (!result.ok) return null;
+  // An append leaves the record, and so its version, unchanged.
+  return change.record ? result.version : change.expected!.version;
 }
 
 /** The store operation of one thread commit: the record's check and rows, entries, extras. */

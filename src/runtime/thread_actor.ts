@@ -208,21 +208,41 @@ export class ThreadActor {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.journal.commit({
+    const threadCommit = {
       expected: this.#current,
       record,
       entries,
       request: change.request,
       set: change.set,
       delete: change.delete,
-    }).then(
+    };
+    if (this.journal.commitsNow) {
+      // A synchronous store (memory): land in this tick, one settled promise per commit.
+      let version: string | null;
+      try {
+        version = this.journal.commitNow(threadCommit);
+      } catch (error) {
+        return Promise.reject(this.#failed(error));
+      }
+      try {
+        return Promise.resolve(this.#landed(version, record, entries, seq));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.journal.commit(threadCommit).then(
       (version) => this.#landed(version, record, entries, seq),
       (error: unknown) => {
-        this.#unsure = true;
-        this.#onCommitFailed?.(this);
-        throw error;
+        throw this.#failed(error);
       },
     );
+  }
+
+  /** A commit failed: whether it landed is unknown until the thread is read again. */
+  #failed(error: unknown): unknown {
+    this.#unsure = true;
+    this.#onCommitFailed?.(this);
+    return error;
   }
 
   /** Applies a commit's outcome: a refusal reloads and throws {@link StaleThreadError}. */

@@ -112,6 +112,24 @@ function assertDistinct(writes: PlannedWrite[]): void {
  * ```
  */
 export function planCommit(op: KvCommit): CommitPlan {
+  return plan(op, true);
+}
+
+/**
+ * Like {@link planCommit}, but the plan takes the caller's value buffers
+ * instead of copies. Internal (not in the SPI): only for a caller that never
+ * touches those buffers again, i.e. the journal, whose values are freshly
+ * encoded for this one commit.
+ *
+ * @param op a commit whose value buffers the caller hands over
+ * @returns encoded checks and writes sharing the caller's values
+ * @throws {FloretError} `invalid_input` exactly as {@link planCommit} does
+ */
+export function planOwnedCommit(op: KvCommit): CommitPlan {
+  return plan(op, false);
+}
+
+function plan(op: KvCommit, copyValues: boolean): CommitPlan {
   if (op === null || typeof op !== "object") throw invalid("the operation must be an object");
   const checks = listOf(op.checks, "checks").map((check): PlannedCheck => {
     if (check === null || typeof check !== "object") throw invalid("a check must be an object");
@@ -123,7 +141,7 @@ export function planCommit(op: KvCommit): CommitPlan {
   const writes: PlannedWrite[] = listOf(op.set, "set").map((entry) => {
     if (entry === null || typeof entry !== "object") throw invalid("a set entry must be an object");
     if (!(entry.value instanceof Uint8Array)) throw invalid("a value must be a Uint8Array");
-    return { key: encodeKey(entry.key), value: entry.value.slice() };
+    return { key: encodeKey(entry.key), value: copyValues ? entry.value.slice() : entry.value };
   });
   for (const key of listOf(op.delete, "delete")) {
     writes.push({ key: encodeKey(key), value: null });

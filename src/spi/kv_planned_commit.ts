@@ -1,0 +1,45 @@
+/**
+ * An internal fast path between the journal and a store that offers it: the
+ * journal hands over an already planned commit (keys encoded once, values it
+ * will never touch again), so the store neither re-validates the tuples nor
+ * copies the values defensively. The public {@link KvStore} SPI is unchanged;
+ * a store without the path gets the ordinary `commit` call.
+ *
+ * @module
+ */
+
+import type { CommitPlan } from "./kv_commit_plan.ts";
+import type { KvCommitResult, KvStore } from "./kv_store.ts";
+
+/**
+ * Property under which a store offers {@link PlannedCommit}. A private symbol
+ * (not `Symbol.for`), so no third-party store can claim the path by accident.
+ */
+export const PLANNED_COMMIT: unique symbol = Symbol("floret.plannedCommit");
+
+/**
+ * Commits a plan exactly as `commit` would commit the operation it was planned
+ * from, but synchronously: it returns the result, or throws what `commit`
+ * would reject with. Only a store whose commit never waits (the memory store)
+ * offers it. The plan's checks and writes satisfy the {@link CommitPlan}
+ * contract (valid encoded keys, each written at most once); its value buffers
+ * now belong to the store.
+ */
+export type PlannedCommit = (plan: CommitPlan) => KvCommitResult;
+
+/** A store that offers the planned-commit path. */
+export interface PlannedCommitStore extends KvStore {
+  /** See {@link PlannedCommit}. */
+  [PLANNED_COMMIT]: PlannedCommit;
+}
+
+/**
+ * The store's planned-commit path, bound to it, or undefined when it offers none.
+ *
+ * @param store any store
+ * @returns the path, or undefined
+ */
+export function plannedCommitOf(store: KvStore): PlannedCommit | undefined {
+  const path = (store as Partial<PlannedCommitStore>)[PLANNED_COMMIT];
+  return typeof path === "function" ? path.bind(store) : undefined;
+}

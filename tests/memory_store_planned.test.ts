@@ -1,0 +1,181 @@
+// The journal's internal planned-commit path into memoryStore: it must leave
+// exactly the bytes, versions and refusals of the public `commit` path.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { memoryStore } from "@floret/engine";
+import type { KvEntry, KvStore } from "@floret/engine/spi";
+import { Journal } from "../src/journal/journal.ts";
+import type { ThreadRecord } from "../src/journal/thread_record.ts";
+import { planOwnedCommit } from "../src/spi/kv_commit_plan.ts";
+import { PLANNED_COMMIT, plannedCommitOf } from "../src/spi/kv_planned_commit.ts";
+
+/** The same store seen only through the public SPI (no planned path). */
+function publicOnly(store: KvStore): KvStore {
+  return {
+    getMany: (keys) => store.getMany(keys),
+    list: (selector, options) => store.list(selector, options),
+    commit: (op) => store.commit(op),
+    close: () => store.close(),
+  };
+}
+
+const record = (seq: number, updatedAt: string, active: boolean): ThreadRecord => ({
+  id: "t1",
+  createdAt: "2026-12-01T00:00:00.000Z",
+  updatedAt,
+  seq,
+  status: active ? "running" : "idle",
+  ...(active ? { active: { turnId: "u1", runId: "r1" } } : {}),
+  queue: [],
+});
+
+async function scenario(store: KvStore): Promise<{ rows: KvEntry[]; versions: unknown[] }> {
+  const journal = await Journal.open(store);
+  const versions: unknown[] = [];
+  const first = record(0, "2026-12-01T00:00:01.000Z", false);
+  const created = await journal.commit({
+    expected: null,
+    record: first,
+    request: { scope: "", key: "create-1", value: { op: "create", fingerprint: "f", result: {} } },
+    set: [{ key: ["fork", "s", "t1"], value: { note: "extra" } }],
+  });
+  versions.push(created);
+  const second = record(1, "2026-12-01T00:00:02.000Z", true);
+  const admitted = await journal.commit({
+    expected: { record: first, version: created! },
+    record: second,
+    entries: [{ kind: "steer", seq: 1, at: "2026-12-01T00:00:02.000Z", text: "hi" } as never],
+    delete: [["fork", "s", "t1"]],
+  });
+  versions.push(admitted);
+  // An append under a stale version is refused and changes nothing.
+  versions.push(
+    await journal.commit({
+      expected: { record: first, version: created! },
+      record: null,
+      entries: [{ kind: "steer", seq: 2, at: "2026-12-01T00:00:03.000Z", text: "x" } as never],
+    }),
+  );
+  // A bad extra key is bad input before anything is written.
+  await assert.rejects(
+    journal.commit({
+      expected: { record: second, version: admitted! },
+      record: null,
+      entries: [{ kind: "steer", seq: 2, at: "2026-12-01T00:00:03.000Z", text: "x" } as never],
+      set: [{ key: [{}] as never, value: 1 }],
+    }),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+  // A key written twice is refused the same way.
+  await assert.rejects(
+    journal.commit({
+      expected: { record: second, version: admitted! },
+      record: null,
+      set: [{ key: ["x"], value: 1 }, { key: ["x"], value: 2 }],
+    }),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+  versions.push(
+    await journal.commit({
+      expected: { record: second, version: admitted! },
+      record: null,
+      entries: [{ kind: "steer", seq: 2, at: "2026-12-01T00:00:03.000Z", text: "ok" } as never],
+    }),
+  );
+  return { rows: await store.list({ prefix: [] }), versions };
+}
+
+test("memoryStore offers the planned path; a public-only view of it does not", () => {
+  const store = memoryStore();
+  assert.equal(typeof plannedCommitOf(store), "function");
+  assert.equal(plannedCommitOf(publicOnly(store)), undefined);
+  assert.equal(Object.keys(store).includes(String(PLANNED_COMMIT)), false);
+});
+
+test("journal commits through the planned path leave the same rows, versions and refusals as through commit", async () => {
+  const fast = await scenario(memoryStore());
+  const plain = await scenario(publicOnly(memoryStore()));
+  assert.deepEqual(fast, plain);
+  assert.equal(fast.versions[2], null);
+  assert.ok(fast.rows.some((row) => row.key[0] === "entry" && row.key[2] === 2));
+  assert.ok(!fast.rows.some((row) => row.key[0] === "fork"));
+});
+
+test("a planned commit checks versions and deletes like commit, and takes the plan's buffers", async () => {
+  const store = memoryStore();
+  const planned = plannedCommitOf(store)!;
+  const value = new Uint8Array([1, 2]);
+  const first = planned(planOwnedCommit({
+    checks: [{ key: ["a"], version: null }],
+    set: [{ key: ["a"], value }, { key: ["b"], value: new Uint8Array([3]) }],
+  }));
+  assert.equal(first.ok, true);
+  const [stored] = await store.getMany([["a"]]);
+  assert.deepEqual(stored?.value, new Uint8Array([1, 2]));
+  assert.equal(stored?.version, (first as { version: string }).version);
+  // Refused check: nothing written, nothing deleted.
+  const refused = planned(planOwnedCommit({
+    checks: [{ key: ["a"], version: null }],
+    delete: [["b"]],
+  }));
+  assert.deepEqual(refused, { ok: false });
+  assert.equal((await store.list({ prefix: [] })).length, 2);
+  const second = planned(planOwnedCommit({
+    checks: [{ key: ["a"], version: stored!.version }],
+    delete: [["b"]],
+  }));
+  assert.equal(second.ok, true);
+  assert.deepEqual((await store.list({ prefix: [] })).map((row) => row.key), [["a"]]);
+  // Readers still get copies: changing what they read changes nothing stored.
+  const [read] = await store.getMany([["a"]]);
+  read!.value[0] = 9;
+  assert.deepEqual((await store.getMany([["a"]]))[0]?.value, new Uint8Array([1, 2]));
+  await store.close();
+  assert.throws(
+    () => planned(planOwnedCommit({ set: [{ key: ["c"], value }] })),
+    (error: { code?: string }) => error.code === "storage_failure",
+  );
+});
+
+test("planOwnedCommit rejects what planCommit rejects and shares the caller's values", () => {
+  const value = new Uint8Array([7]);
+  const plan = planOwnedCommit({ set: [{ key: ["k"], value }] });
+  assert.equal(plan.writes[0].value, value);
+  assert.throws(
+    () => planOwnedCommit({ set: [{ key: ["k"], value: "no" as never }] }),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+  assert.throws(
+    () => planOwnedCommit({ set: [{ key: ["k"], value }], delete: [["k"]] }),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+});
+
+test("a journal commit on a closed store rejects with storage_failure on both paths", async () => {
+  for (const store of [memoryStore(), publicOnly(memoryStore())]) {
+    const journal = await Journal.open(store);
+    await store.close();
+    await assert.rejects(
+      journal.commit({ expected: null, record: record(0, "2026-12-01T00:00:01.000Z", false) }),
+      (error: { code?: string; message?: string }) =>
+        error.code === "storage_failure" && /closed/.test(error.message ?? ""),
+    );
+  }
+});
+
+test("commitNow lands a thread commit in the same tick only on a synchronous store", async () => {
+  const journal = await Journal.open(memoryStore());
+  assert.equal(journal.commitsNow, true);
+  const first = record(0, "2026-12-01T00:00:01.000Z", false);
+  const version = journal.commitNow({ expected: null, record: first });
+  assert.equal(typeof version, "string");
+  assert.equal((await journal.thread("t1"))?.version, version);
+  // A stale check is a refusal (null), not an error.
+  assert.equal(journal.commitNow({ expected: null, record: first }), null);
+  const plain = await Journal.open(publicOnly(memoryStore()));
+  assert.equal(plain.commitsNow, false);
+  assert.throws(
+    () => plain.commitNow({ expected: null, record: first }),
+    (error: { code?: string }) => error.code === "internal",
+  );
+});
