@@ -90,6 +90,35 @@ test("memoryStore offers the planned path; a public-only view of it does not", (
   assert.equal(typeof plannedCommitOf(store), "function");
   assert.equal(plannedCommitOf(publicOnly(store)), undefined);
   assert.equal(Object.keys(store).includes(String(PLANNED_COMMIT)), false);
+  // A spread copies the symbol too: a wrapper that replaces commit must not be bypassed,
+  // one that keeps it (only close replaced) may keep the path.
+  const wrapped: KvStore = { ...store, commit: (op) => store.commit(op) };
+  assert.equal(plannedCommitOf(wrapped), undefined);
+  assert.equal(typeof plannedCommitOf({ ...store, close: () => Promise.resolve() }), "function");
+});
+
+test("a wrapper made by spreading the store and replacing commit sees every engine commit", async () => {
+  const { openHost, defineAgent } = await import("@floret/engine");
+  const { scriptedGateway } = await import("@floret/engine/testing");
+  const inner = memoryStore();
+  let seen = 0;
+  const counting: KvStore = {
+    ...inner,
+    commit: (op) => {
+      seen++;
+      return inner.commit(op);
+    },
+  };
+  const host = await openHost({ store: counting });
+  const threads = host.threads({
+    agent: defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([{ text: "ok" }]) }),
+  });
+  const { threadId } = await threads.create({ requestKey: "c" });
+  const before = seen;
+  await threads.send({ threadId, requestKey: "s", input: { text: "hi" } });
+  await threads.waitForIdle(threadId);
+  assert.ok(seen > before, "the wrapper's commit saw the turn's commits");
+  await host.shutdown();
 });
 
 test("journal commits through the planned path leave the same rows, versions and refusals as through commit", async () => {

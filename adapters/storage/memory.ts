@@ -121,6 +121,8 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     return { ok: true, version };
   };
 
+  const commit = (op: KvCommit): Promise<KvCommitResult> => guard(() => apply(planCommit(op)));
+
   return {
     getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
       return guard(() =>
@@ -151,16 +153,17 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
       });
     },
 
-    commit(op: KvCommit): Promise<KvCommitResult> {
-      return guard(() => apply(planCommit(op)));
-    },
+    commit,
 
     // The journal's plans are already validated and their values are its own
     // fresh buffers: no second planning pass, no defensive copy.
     // Synchronous: the journal resolves the step's commit without a promise chain.
-    [PLANNED_COMMIT](plan: CommitPlan): KvCommitResult {
-      if (closed) throw closedError();
-      return apply(plan);
+    [PLANNED_COMMIT]: {
+      commit,
+      planned(plan: CommitPlan): KvCommitResult {
+        if (closed) throw closedError();
+        return apply(plan);
+      },
     },
 
     close(): Promise<void> {

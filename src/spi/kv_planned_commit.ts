@@ -27,19 +27,33 @@ export const PLANNED_COMMIT: unique symbol = Symbol("floret.plannedCommit");
  */
 export type PlannedCommit = (plan: CommitPlan) => KvCommitResult;
 
+/**
+ * What a store offers under {@link PLANNED_COMMIT}: the path, and the `commit`
+ * it stands for. The path is used only while the store's `commit` is still that
+ * function, so a wrapper that replaces `commit` (say `{ ...store, commit }`,
+ * which copies the symbol too) is never bypassed.
+ */
+export interface PlannedCommitOffer {
+  /** The store's own `commit`, which the path is equivalent to. */
+  commit: KvStore["commit"];
+  /** See {@link PlannedCommit}. */
+  planned: PlannedCommit;
+}
+
 /** A store that offers the planned-commit path. */
 export interface PlannedCommitStore extends KvStore {
-  /** See {@link PlannedCommit}. */
-  [PLANNED_COMMIT]: PlannedCommit;
+  /** See {@link PlannedCommitOffer}. */
+  [PLANNED_COMMIT]: PlannedCommitOffer;
 }
 
 /**
  * The store's planned-commit path, bound to it, or undefined when it offers none.
  *
  * @param store any store
- * @returns the path, or undefined
+ * @returns the path, or undefined when the store offers none or its `commit` was replaced
  */
 export function plannedCommitOf(store: KvStore): PlannedCommit | undefined {
-  const path = (store as Partial<PlannedCommitStore>)[PLANNED_COMMIT];
-  return typeof path === "function" ? path.bind(store) : undefined;
+  const offer = (store as Partial<PlannedCommitStore>)[PLANNED_COMMIT];
+  if (!offer || typeof offer.planned !== "function") return undefined;
+  return store.commit === offer.commit ? offer.planned : undefined;
 }
