@@ -61,5 +61,11 @@ export {
   VERSION_WIDTH,
 } from "../src/spi/kv_commit_plan.ts";
 export type { CommitPlan, PlannedCheck, PlannedWrite } from "../src/spi/kv_commit_plan.ts";
+export { PLANNED_COMMIT } from "../src/spi/kv_planned_commit.ts";
+export type {
+  PlannedCommit,
+  PlannedCommitOffer,
+  PlannedCommitStore,
+} from "../src/spi/kv_planned_commit.ts";
 export { optionalPeer } from "../src/optional_peer.ts";
 export type { OptionalPeer } from "../src/optional_peer.ts";

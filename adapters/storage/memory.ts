@@ -13,6 +13,7 @@ import {
   formatVersion,
   planCommit,
   planGet,
+  PLANNED_COMMIT,
   planScan,
 } from "@floret/engine/spi";
 import type {
@@ -24,9 +25,8 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
+  PlannedCommitStore,
 } from "@floret/engine/spi";
-import { PLANNED_COMMIT } from "../../src/spi/kv_planned_commit.ts";
-import type { PlannedCommitStore } from "../../src/spi/kv_planned_commit.ts";
 import { SortedIndex } from "./sorted_index.ts";
 
 // The encoded key lives only as the map's binary-string id: keeping its bytes

@@ -1,9 +1,11 @@
 /**
- * An internal fast path between the journal and a store that offers it: the
- * journal hands over an already planned commit (keys encoded once, values it
- * will never touch again), so the store neither re-validates the tuples nor
- * copies the values defensively. The public {@link KvStore} SPI is unchanged;
- * a store without the path gets the ordinary `commit` call.
+ * An optional fast path between the journal and a store whose commit never
+ * waits (our memory store): the journal hands over an already planned commit
+ * (keys encoded once, values it will never touch again), so the store neither
+ * re-validates the tuples nor copies the values defensively, and the commit
+ * settles synchronously. {@link KvStore} itself is unchanged; a store that does
+ * not offer the path gets the ordinary `commit` call. Exported from
+ * `@floret/engine/spi` for such stores; others should ignore it.
  *
  * @module
  */
@@ -12,8 +14,8 @@ import type { CommitPlan } from "./kv_commit_plan.ts";
 import type { KvCommitResult, KvStore } from "./kv_store.ts";
 
 /**
- * Property under which a store offers {@link PlannedCommit}. A private symbol
- * (not `Symbol.for`), so no third-party store can claim the path by accident.
+ * Property under which a store offers {@link PlannedCommit}. A unique symbol
+ * (not `Symbol.for`), so no store claims the path by accident.
  */
 export const PLANNED_COMMIT: unique symbol = Symbol("floret.plannedCommit");
 
