@@ -216,7 +216,7 @@ async function commitResolution(
     };
     const values = [...secrets.values()];
     if (carrier) carrier.addSecret(state.id, message, values);
-    else actor.holdSecret(state.turnId, state.id, message, values);
+    else actor.unstored.holdSecret(state.turnId, state.id, message, values);
   }
   if (ctx.runs.observing) {
     ctx.runs.observe({
@@ -260,6 +260,6 @@ function heldSecretsLost(actor: ThreadActor, state: InteractionState): Interacti
   const all = actor.interactions.all();
   return secretAnswersOf(all, state.turnId).filter((other) =>
     other.id !== state.id && secretRunOf(all, other) === undefined &&
-    !actor.holdsSecret(other.id)
+    !actor.unstored.holdsSecret(other.id)
   );
 }

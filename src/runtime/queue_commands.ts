@@ -22,7 +22,7 @@ export function deleteQueued(
     // A restored input (see restore.ts) is dismissed the same way as a queued one.
     const restored = actor.record.restoredInputs ?? [];
     if (!restored.some((item) => item.id === queueId)) queuedItem(actor, queueId);
-    actor.dropQueuedSupplemental(queueId);
+    actor.unstored.dropSupplemental(queueId);
     const record = {
       ...actor.record,
       queue: actor.record.queue.filter((queued) => queued.id !== queueId),

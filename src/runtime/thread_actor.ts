@@ -7,7 +7,7 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import type { Entry, NewEntry, SupplementalContext } from "../journal/entries.ts";
+import type { Entry, NewEntry } from "../journal/entries.ts";
 import type { Agent } from "../config/agent.ts";
 import type { ContextReader } from "../projection/context_model.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
@@ -15,26 +15,20 @@ import { viewContext } from "./context_figures.ts";
 import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
 import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
-import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
-import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
+import type { InteractionsReader } from "../projection/interactions.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
 import { titleStateOf } from "../projection/title_state.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import { PathReader } from "../journal/path_reader.ts";
 import { QuietUntilSwapped } from "../projection/quiet_sink.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import { UnstoredHoldings } from "./unstored_holdings.ts";
+import { queuedView, ViewContextCache, type ViewFigures, viewSnapshot } from "./view_snapshot.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
-import type {
-  QueuedInput,
-  RunProgress,
-  ThreadStatus,
-  ThreadView,
-} from "../projection/view_types.ts";
+import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
-
-type ViewFigures = NonNullable<ThreadView["context"]>;
 
 /** One change to commit: the new record and what goes with it. */
 export interface ActorChange {
@@ -77,13 +71,8 @@ export class ThreadActor {
   /** A commit failed: memory may differ from the store until the next read. */
   #unsure = false;
   readonly #onCommitFailed: ((actor: ThreadActor) => void) | undefined;
-  // Supplemental context of queued sends, by queue id: never stored, so lost with the process.
-  readonly #queuedSupplemental = new Map<string, SupplementalContext[]>();
-  // Secret answers given while no run of their turn was alive: memory only, for the next run.
-  readonly #heldSecrets = new Map<
-    string,
-    { turnId: string; message: ProviderMessage; values: readonly string[] }
-  >();
+  /** What this process holds for the thread that is never stored (lost with the process). */
+  readonly unstored: UnstoredHoldings = new UnstoredHoldings();
 
   private constructor(
     threadId: string,
@@ -184,8 +173,7 @@ export class ThreadActor {
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
     return this.#queued === 0 && !this.#run && !this.record.active &&
-      !this.publisher.hasSubscribers && this.#queuedSupplemental.size === 0 &&
-      this.#heldSecrets.size === 0;
+      !this.publisher.hasSubscribers && this.unstored.empty;
   }
 
   /**
@@ -273,21 +261,6 @@ export class ThreadActor {
     if (record && this.status !== statusBefore) this.publishStatus();
   }
 
-  /** Keeps a queued send's supplemental context in memory until its turn starts. */
-  holdQueuedSupplemental(queueId: string, context: SupplementalContext[]): void {
-    this.#queuedSupplemental.set(queueId, context);
-  }
-
-  /** The supplemental context held for a queued input, if this process has it. */
-  queuedSupplemental(queueId: string): SupplementalContext[] | undefined {
-    return this.#queuedSupplemental.get(queueId);
-  }
-
-  /** Forgets a queued input's supplemental context (its turn started, or it was deleted). */
-  dropQueuedSupplemental(queueId: string): void {
-    this.#queuedSupplemental.delete(queueId);
-  }
-
   /** The seq of the last entry on this thread's path. */
   get lastSeq(): number {
     return this.#lastSeq;
@@ -323,30 +296,7 @@ export class ThreadActor {
     this.#run = run;
     this.#agent = run.agent;
     this.#stopping = false;
-    if (this.#heldSecrets.size > 0) this.#handSecrets(run);
-  }
-
-  /** Keeps a secret-bearing answers message until a run of its turn starts here. */
-  holdSecret(
-    turnId: string,
-    interactionId: string,
-    message: ProviderMessage,
-    values: readonly string[],
-  ): void {
-    this.#heldSecrets.set(interactionId, { turnId, message, values });
-  }
-
-  /** Whether this process holds the secret answers of interaction `interactionId` for a next run. */
-  holdsSecret(interactionId: string): boolean {
-    return this.#heldSecrets.has(interactionId);
-  }
-
-  /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
-  #handSecrets(run: ActiveRun): void {
-    for (const [interactionId, held] of this.#heldSecrets) {
-      if (held.turnId === run.turnId) run.addSecret(interactionId, held.message, held.values);
-    }
-    this.#heldSecrets.clear();
+    this.unstored.handSecretsTo(run);
   }
 
   /** The run returned; if it is still this actor's run, the actor lets it go and says so. */
@@ -420,54 +370,26 @@ export class ThreadActor {
   /** A consistent copy of the view, covering every update published so far. */
   snapshot(): ThreadView {
     this.publisher.flush();
-    const record = this.record;
-    const view: ThreadView = {
-      threadId: record.id,
-      ...titleStateOf(record),
+    return viewSnapshot({
+      record: this.record,
       status: this.status,
-      items: this.view.items.map((item) => ({ ...item })),
-      pending: this.interactions.pending().map(publicInteraction),
-      queue: this.queueView(),
-      turns: this.view.turns.map((turn) => ({ ...turn })),
-      todos: this.view.todos.map((todo) => ({ ...todo })),
+      view: this.view,
+      interactions: this.interactions,
       viewVersion: this.publisher.version,
-    };
-    if (record.restoredInputs?.length) view.restoredInputs = record.restoredInputs.map(queuedView);
-    if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
-    if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
-    if (this.#runProgress) view.runProgress = { ...this.#runProgress };
-    if (this.#agent) view.context = this.#viewContext(this.#agent);
-    return view;
+      runProgress: this.#runProgress,
+      context: this.#agent ? this.#viewContext(this.#agent) : undefined,
+    });
   }
 
-  // The estimate projects the whole path (O(history)); it is kept until the
-  // history moves (a commit bumps lastSeq, a reload replaces the projections)
-  // or the agent changes, so a view of an idle thread does not pay it again.
-  #contextCache:
-    | { projections: ThreadProjections; lastSeq: number; agent: Agent; figures: ViewFigures }
-    | undefined;
+  readonly #contextCache = new ViewContextCache();
 
   #viewContext(agent: Agent): ViewFigures {
-    const cache = this.#contextCache;
-    if (
-      cache?.projections === this.#projections && cache.lastSeq === this.#lastSeq &&
-      cache.agent === agent
-    ) {
-      // A copy: hosts receive it inside views and may change it.
-      const figures = { ...cache.figures };
-      if (figures.confirmed) figures.confirmed = { ...figures.confirmed };
-      return figures;
-    }
-    const figures = viewContext(this.history, this.contextReader, agent);
-    const kept = { ...figures };
-    if (kept.confirmed) kept.confirmed = { ...kept.confirmed };
-    this.#contextCache = {
-      projections: this.#projections,
-      lastSeq: this.#lastSeq,
+    return this.#contextCache.figures(
+      this.#projections,
+      this.#lastSeq,
       agent,
-      figures: kept,
-    };
-    return figures;
+      () => viewContext(this.history, this.contextReader, agent),
+    );
   }
 
   #titleShown: string | undefined;
@@ -568,10 +490,6 @@ function stamp(entry: NewEntry, seq: number, at: string): Entry {
   stamped.seq = seq;
   stamped.at = at;
   return stamped;
-}
-
-function queuedView(item: QueuedItem): QueuedInput {
-  return { id: item.id, requestKey: item.requestKey, text: item.input.text };
 }
 
 /** What subscribers have been told of the title; a change publishes it again. */

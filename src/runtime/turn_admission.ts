@@ -60,7 +60,7 @@ export interface Admission {
  */
 export function queuedAdmission(item: QueuedItem, actor: ThreadActor): Admission {
   const admission: Admission = { requestKey: item.requestKey, input: item.input, queueId: item.id };
-  const supplemental = actor.queuedSupplemental(item.id);
+  const supplemental = actor.unstored.supplemental(item.id);
   if (supplemental) admission.supplementalContext = supplemental;
   return admission;
 }
@@ -161,7 +161,7 @@ export async function admitTurn(
     admission.supplementalContext,
     admission.compaction?.operationId,
   );
-  if (admission.queueId !== undefined) actor.dropQueuedSupplemental(admission.queueId);
+  if (admission.queueId !== undefined) actor.unstored.dropSupplemental(admission.queueId);
   actor.beginRun(run);
   if (titled.claim !== undefined && admission.input) {
     resolver.titleClaimed?.(actor.threadId, agent, admission.input, titled.claim);

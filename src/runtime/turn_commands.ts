@@ -66,7 +66,7 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
         });
         // Memory only: a queued send's supplemental context never reaches the store.
         if (command.supplementalContext?.length) {
-          actor.holdQueuedSupplemental(queued.id, command.supplementalContext);
+          actor.unstored.holdSupplemental(queued.id, command.supplementalContext);
         }
         actor.publishStatus();
         return { threadId, queued: true, view: actor.snapshot() };
