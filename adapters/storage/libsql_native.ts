@@ -236,17 +236,11 @@ export class NativeConnection implements SqlSession {
       const start = BigInt((s.counter.get() as [bigint])[0]);
       let counter = start;
       const outcomes = plans.map((plan): GroupOutcome => {
-        for (const check of plan.checks) {
-          const row = s.version.get([check.key]) as [unknown] | undefined;
-          if ((row === undefined ? null : String(row[0])) !== check.version) return { ok: false };
-        }
+        if (!checksHold(s, plan)) return { ok: false };
         const version = formatVersion(counter + 1n);
         s.savepoint.run();
         try {
-          for (const write of plan.writes) {
-            if (write.value === null) s.delete.run([write.key]);
-            else s.upsert.run([write.key, write.value, version]);
-          }
+          writeAll(s, plan, version);
         } catch (error) {
           if (isBusy(error)) throw error;
           s.rollbackTo.run();
@@ -276,20 +270,14 @@ export class NativeConnection implements SqlSession {
     const s = this.#statements();
     s.begin.run();
     try {
-      for (const check of plan.checks) {
-        const row = s.version.get([check.key]) as [unknown] | undefined;
-        if ((row === undefined ? null : String(row[0])) !== check.version) {
-          s.rollback.run();
-          return { ok: false };
-        }
+      if (!checksHold(s, plan)) {
+        s.rollback.run();
+        return { ok: false };
       }
       const counter = BigInt((s.counter.get() as [bigint])[0]) + 1n;
       const version = formatVersion(counter);
       try {
-        for (const write of plan.writes) {
-          if (write.value === null) s.delete.run([write.key]);
-          else s.upsert.run([write.key, write.value, version]);
-        }
+        writeAll(s, plan, version);
       } catch (error) {
         if (isBusy(error)) throw error;
         s.rollback.run();
@@ -308,5 +296,22 @@ export class NativeConnection implements SqlSession {
   close(): void {
     this.#prepared = undefined;
     if (this.#db.open) this.#db.close();
+  }
+}
+
+/** Whether every version check of `plan` holds inside the open transaction. */
+function checksHold(s: Prepared, plan: CommitPlan): boolean {
+  for (const check of plan.checks) {
+    const row = s.version.get([check.key]) as [unknown] | undefined;
+    if ((row === undefined ? null : String(row[0])) !== check.version) return false;
+  }
+  return true;
+}
+
+/** Applies `plan`'s writes under `version` (a null value deletes). */
+function writeAll(s: Prepared, plan: CommitPlan, version: string): void {
+  for (const write of plan.writes) {
+    if (write.value === null) s.delete.run([write.key]);
+    else s.upsert.run([write.key, write.value, version]);
   }
 }
