@@ -3,13 +3,15 @@
 // listing, cancel and delete reaching descendants (exactly-once spawns: subagents_once.test.ts).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { defineAgent, FloretError, type ThreadView } from "@floret/engine";
+import { defineAgent, FloretError } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import {
   childAgent,
   family,
+  nestingAgent,
   rawOutputs,
   settleAll,
+  toolItems,
   toolOutputs,
   waitForSpawned,
 } from "./support/subagents.ts";
@@ -18,10 +20,6 @@ const spawn = (agent: string, task: string, title?: string) => ({
   name: "spawn_agent",
   arguments: title === undefined ? { agent, task } : { agent, task, title },
 });
-
-function toolItem(view: ThreadView, name: string) {
-  return view.items.filter((item) => item.tool?.name === name).map((item) => item.tool!);
-}
 
 describe("spawn_agent and wait_agents", () => {
   test("a parent starts two children, waits for both and answers from their reports", async () => {
@@ -40,9 +38,9 @@ describe("spawn_agent and wait_agents", () => {
     assert.equal(view.items.at(-1)?.text, "Summary of 2 reports");
     assert.ok(finalRequest);
 
-    const spawned = toolItem(view, "spawn_agent").map((t) => JSON.parse(t.output!).threadId);
+    const spawned = toolItems(view, "spawn_agent").map((t) => JSON.parse(t.output!).threadId);
     assert.equal(spawned.length, 2);
-    const waited = JSON.parse(toolItem(view, "wait_agents")[0].output!);
+    const waited = JSON.parse(toolItems(view, "wait_agents")[0].output!);
     assert.deepEqual(waited, {
       agents: [
         { threadId: spawned[0], status: "completed", report: "alpha report on: find A" },
@@ -110,7 +108,7 @@ describe("spawn_agent and wait_agents", () => {
     ], [reporter]);
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [agent] = JSON.parse(toolItem(view, "wait_agents")[0].output!).agents;
+    const [agent] = JSON.parse(toolItems(view, "wait_agents")[0].output!).agents;
     assert.equal(agent.status, "completed");
     const bytes = new TextEncoder().encode(agent.report).length;
     assert.ok(bytes <= 8192 && bytes > 8000, `report is ${bytes} bytes`);
@@ -134,7 +132,7 @@ describe("refusals the model sees", () => {
     );
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [tool] = toolItem(view, "spawn_agent");
+    const [tool] = toolItems(view, "spawn_agent");
     assert.equal(tool.status, "error");
     assert.match(tool.output!, /Unknown agent "nobody"\. Valid agents: alpha, beta/);
     assert.deepEqual((await f.threads.list({ parentThreadId: f.threadId })).threads, []);
@@ -150,7 +148,7 @@ describe("refusals the model sees", () => {
     );
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [first, second] = toolItem(view, "spawn_agent");
+    const [first, second] = toolItems(view, "spawn_agent");
     assert.equal(first.status, "completed");
     assert.equal(second.status, "error");
     assert.match(second.output!, /1 are still running or waiting \(at most 1\)/);
@@ -163,23 +161,9 @@ describe("refusals the model sees", () => {
   test("children nest at most maxDepth deep", async () => {
     // Every level spawns the next; the level below the limit gets the error.
     const answers: string[] = [];
-    const nester = (depth: number): ReturnType<typeof childAgent> =>
-      defineAgent({
-        id: `level${depth}`,
-        systemPrompt: "Nest.",
-        gateway: scriptedGateway([
-          { toolCalls: [spawn(`level${depth + 1}`, "deeper")] },
-          (request) => {
-            answers[depth] = rawOutputs(request, "spawn_agent")[0];
-            return { text: `level ${depth} done` };
-          },
-        ]),
-        subagents: depth < 4 ? [nester(depth + 1)] : [],
-        subagentLimits: { maxDepth: 2 },
-      });
     const f = await family(
       [{ toolCalls: [spawn("level1", "start")] }, { text: "root done" }],
-      [nester(1)],
+      [nestingAgent(1, answers, 4, { subagentLimits: { maxDepth: 2 } })],
       { subagentLimits: { maxDepth: 2 } },
     );
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
@@ -196,7 +180,7 @@ describe("refusals the model sees", () => {
     ], [childAgent("alpha")]);
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [tool] = toolItem(view, "wait_agents");
+    const [tool] = toolItems(view, "wait_agents");
     assert.equal(tool.status, "error");
     assert.match(tool.output!, /thread_nope/);
     await f.host.shutdown();
@@ -227,11 +211,11 @@ describe("waiting, inspecting, cancelling", () => {
     ], [slow]);
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const childId = JSON.parse(toolItem(view, "spawn_agent")[0].output!).threadId;
-    assert.deepEqual(JSON.parse(toolItem(view, "wait_agents")[0].output!), {
+    const childId = JSON.parse(toolItems(view, "spawn_agent")[0].output!).threadId;
+    assert.deepEqual(JSON.parse(toolItems(view, "wait_agents")[0].output!), {
       agents: [{ threadId: childId, status: "running" }],
     });
-    assert.deepEqual(JSON.parse(toolItem(view, "cancel_agent")[0].output!), {
+    assert.deepEqual(JSON.parse(toolItems(view, "cancel_agent")[0].output!), {
       threadId: childId,
       status: "cancelled",
     });

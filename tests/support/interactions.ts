@@ -60,6 +60,13 @@ export const askUser = (
 ): ScriptStep => ({ toolCalls: [{ name: "ask_user", arguments: { questions } }] });
 
 /** A script step in which the model calls `write` once, under a call id the test names. */
+/** The one-question script step (`city`, options Oslo/Rome) the interaction tests ask with. */
+export const askCity: ScriptStep = askUser([{
+  id: "city",
+  prompt: "Which city?",
+  options: ["Oslo", "Rome"],
+}]);
+
 export const writeCall = (line: string, callId: string): ScriptStep => ({
   toolCalls: [{ name: "write", arguments: { line }, callId }],
 });

@@ -12,6 +12,7 @@ import {
   openHost,
   type ProviderRequest,
   type ThreadService,
+  type ThreadView,
 } from "@floret/engine";
 import { type DynamicStep, scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 
@@ -100,4 +101,68 @@ export async function settleAll(f: Family, threadId = f.threadId): Promise<void>
   await f.threads.waitForIdle(threadId, { timeoutMs: 10_000 });
   const { threads } = await f.threads.list({ parentThreadId: threadId });
   for (const child of threads) await settleAll(f, child.threadId);
+}
+
+/** A spawn_agent tool call that starts `agent` on `task`. */
+export const spawnCall = (agent: string, task: string) => ({
+  name: "spawn_agent",
+  arguments: { agent, task },
+});
+
+/**
+ * An agent `level<depth>` that spawns `level<depth+1>` and stores in
+ * `answers[depth]` what its spawn_agent call returned, so a test reads at
+ * which depth the nesting limit refused. Levels up to `last` can nest.
+ */
+export function nestingAgent(
+  depth: number,
+  answers: string[],
+  last: number,
+  config: Partial<AgentConfig> = {},
+): Agent {
+  return defineAgent({
+    id: `level${depth}`,
+    systemPrompt: "Nest.",
+    gateway: scriptedGateway([
+      { toolCalls: [spawnCall(`level${depth + 1}`, "deeper")] },
+      (request) => {
+        answers[depth] = rawOutputs(request, "spawn_agent")[0];
+        return { text: `level ${depth} done` };
+      },
+    ]),
+    subagents: depth < last ? [nestingAgent(depth + 1, answers, last, config)] : [],
+    ...config,
+  });
+}
+
+/**
+ * A family whose parent spawns `child` on one task, waits for it, and answers
+ * `reply`; `seen` collects the request that follows the wait, so a test reads
+ * what wait_agents (and any parent events) told the parent.
+ */
+export async function spawnAndWait(
+  child: Agent,
+  config: Partial<AgentConfig> = {},
+  task = "go",
+  reply = "ok",
+): Promise<Family & { seen: ProviderRequest[] }> {
+  const seen: ProviderRequest[] = [];
+  const f = await family(
+    [
+      { toolCalls: [spawnCall(child.id, task)] },
+      waitForSpawned,
+      (request) => {
+        seen.push(request);
+        return { text: reply };
+      },
+    ],
+    [child],
+    config,
+  );
+  return { ...f, seen };
+}
+
+/** The tool parts of the view's items that called `name`, oldest first. */
+export function toolItems(view: ThreadView, name: string) {
+  return view.items.filter((item) => item.tool?.name === name).map((item) => item.tool!);
 }

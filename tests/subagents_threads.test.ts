@@ -1,7 +1,6 @@
-// Sub-agent precise points (DESIGN.md §10) that the other sub-agent tests
-// leave out: the default bounds (depth 3, 8 live children), the tool output
-// shapes for running and failed children, the last report winning, history
-// and subscribe on a child, and cancel/delete reaching grandchildren.
+// Sub-agent precise points (DESIGN.md §10) about a child as a thread: history
+// and subscribe on a child, cancel/delete reaching grandchildren, a child cut
+// off by a restart, and the order of parent events.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -12,7 +11,6 @@ import {
   openHost,
   type ProviderRequest,
   type ThreadService,
-  type ThreadView,
 } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import { z } from "zod";
@@ -21,18 +19,11 @@ import {
   family,
   rawOutputs,
   settleAll,
+  spawnCall,
+  toolItems,
   toolOutputs,
   waitForSpawned,
 } from "./support/subagents.ts";
-
-const spawn = (agent: string, task: string) => ({
-  name: "spawn_agent",
-  arguments: { agent, task },
-});
-
-function toolItems(view: ThreadView, name: string) {
-  return view.items.filter((item) => item.tool?.name === name).map((item) => item.tool!);
-}
 
 /** Polls until `check` holds (a bounded wait on state, never on time itself). */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -43,234 +34,10 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   assert.fail(`never: ${what}`);
 }
 
-describe("default bounds", () => {
-  test("without subagentLimits a parent has at most 8 live children; the 9th spawn is an error result", async () => {
-    const slow = childAgent("slow", () => ({ hang: true }));
-    const calls = Array.from({ length: 9 }, (_, i) => spawn("slow", `task ${i}`));
-    let seen: string[] = [];
-    const f = await family([{ toolCalls: calls }, (request: ProviderRequest) => {
-      seen = rawOutputs(request, "spawn_agent");
-      return { text: "ok" };
-    }], [slow]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const spawned = toolItems(view, "spawn_agent");
-    assert.equal(spawned.length, 9);
-    assert.deepEqual(spawned.slice(0, 8).map((t) => t.status), Array(8).fill("completed"));
-    assert.equal(spawned[8].status, "error");
-    assert.match(spawned[8].output!, /at most 8/);
-    // The model saw the refusal as its tool result.
-    assert.match(seen[8], /at most 8/);
-    assert.equal(
-      (await f.threads.list({ parentThreadId: f.threadId, limit: 50 })).threads.length,
-      8,
-    );
-    await f.threads.cancel({ threadId: f.threadId, requestKey: "c", includeDescendants: true });
-    await f.host.shutdown();
-  });
-
-  test("without subagentLimits children nest 3 deep; a 4th level is an error result", async () => {
-    const answers: string[] = [];
-    const nester = (depth: number): ReturnType<typeof childAgent> =>
-      defineAgent({
-        id: `level${depth}`,
-        systemPrompt: "Nest.",
-        gateway: scriptedGateway([
-          { toolCalls: [spawn(`level${depth + 1}`, "deeper")] },
-          (request) => {
-            answers[depth] = rawOutputs(request, "spawn_agent")[0];
-            return { text: `level ${depth} done` };
-          },
-        ]),
-        subagents: depth < 5 ? [nester(depth + 1)] : [],
-      });
-    const f = await family([
-      { toolCalls: [spawn("level1", "start")] },
-      (request) => {
-        answers[0] = rawOutputs(request, "spawn_agent")[0];
-        return { text: "root done" };
-      },
-    ], [nester(1)]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    await settleAll(f);
-    for (const depth of [0, 1, 2]) {
-      assert.match(answers[depth], /^\{"threadId":"thread_/, `a child at depth ${depth + 1}`);
-    }
-    assert.match(answers[3], /nest at most 3 deep/);
-    await f.host.shutdown();
-  });
-});
-
-describe("tool output shapes", () => {
-  test("inspect_agent on a running child is exactly {threadId, status: running}", async () => {
-    const slow = childAgent("slow", () => ({ hang: true }));
-    let inspected: unknown;
-    const f = await family([
-      { toolCalls: [spawn("slow", "forever")] },
-      (request) => ({
-        toolCalls: [{
-          name: "inspect_agent",
-          arguments: { threadId: toolOutputs(request, "spawn_agent")[0].threadId },
-        }],
-      }),
-      (request) => {
-        inspected = toolOutputs(request, "inspect_agent")[0];
-        return { text: "looked" };
-      },
-    ], [slow]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const childId = JSON.parse(toolItems(view, "spawn_agent")[0].output!).threadId;
-    assert.deepEqual(inspected, { threadId: childId, status: "running" });
-    await f.threads.cancel({ threadId: f.threadId, requestKey: "c", includeDescendants: true });
-    await f.host.shutdown();
-  });
-
-  test("a failed child: wait_agents says failed, and parentEvents admits one failed fact", async () => {
-    const broken = childAgent("broken", () => ({
-      error: { message: "model refused", retry: "never" },
-    }));
-    const seen: ProviderRequest[] = [];
-    const f = await family(
-      [
-        { toolCalls: [spawn("broken", "try")] },
-        waitForSpawned,
-        (request) => {
-          seen.push(request);
-          return { text: "it failed" };
-        },
-      ],
-      [broken],
-      { parentEvents: true },
-    );
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [waited] = toolOutputs(seen[0], "wait_agents") as {
-      agents: { threadId: string; status: string; report?: string }[];
-    }[];
-    assert.equal(waited.agents.length, 1);
-    assert.equal(waited.agents[0].status, "failed");
-    assert.equal(waited.agents[0].report, undefined, "a child that said nothing has no report");
-    const facts = seen[0].messages.filter((m) =>
-      m.role === "user" && m.text.startsWith(`[sub-agent ${waited.agents[0].threadId}]`)
-    );
-    assert.equal(facts.length, 1);
-    assert.match((facts[0] as { text: string }).text, / failed\b/);
-    await f.host.shutdown();
-  });
-
-  test("wait_agents takes a timeoutMs above 30 minutes (capped, not refused)", async () => {
-    const f = await family([
-      { toolCalls: [spawn("alpha", "one")] },
-      (request) => ({
-        toolCalls: [{
-          name: "wait_agents",
-          arguments: {
-            threadIds: [toolOutputs(request, "spawn_agent")[0].threadId],
-            timeoutMs: 24 * 3_600_000,
-          },
-        }],
-      }),
-      { text: "ok" },
-    ], [childAgent("alpha")]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    const view = await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [wait] = toolItems(view, "wait_agents");
-    assert.equal(wait.status, "completed", String(wait.output));
-    assert.equal(JSON.parse(wait.output!).agents[0].status, "completed");
-    await f.host.shutdown();
-  });
-
-  test("the last report_to_parent wins over earlier reports and later assistant text", async () => {
-    const reporter = childAgent("reporter", (_task, request) => {
-      const reported = rawOutputs(request, "report_to_parent").length;
-      if (reported < 2) {
-        return {
-          toolCalls: [{ name: "report_to_parent", arguments: { text: `report ${reported + 1}` } }],
-        };
-      }
-      return { text: "closing words" };
-    });
-    let waited: unknown;
-    const f = await family([
-      { toolCalls: [spawn("reporter", "go")] },
-      waitForSpawned,
-      (request) => {
-        waited = toolOutputs(request, "wait_agents")[0];
-        return { text: "ok" };
-      },
-    ], [reporter]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const { agents } = waited as { agents: { status: string; report: string }[] };
-    assert.equal(agents[0].status, "completed");
-    assert.equal(agents[0].report, "report 2");
-    await f.host.shutdown();
-  });
-
-  test("a report of exactly 8192 bytes is kept whole", async () => {
-    const exact = "a".repeat(8190) + "é"; // 8192 bytes of UTF-8
-    const reporter = childAgent("reporter", () => ({ text: exact }));
-    let waited: unknown;
-    const f = await family([
-      { toolCalls: [spawn("reporter", "go")] },
-      waitForSpawned,
-      (request) => {
-        waited = toolOutputs(request, "wait_agents")[0];
-        return { text: "ok" };
-      },
-    ], [reporter]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    assert.equal((waited as { agents: { report: string }[] }).agents[0].report, exact);
-    await f.host.shutdown();
-  });
-});
-
-describe("report bounds the child sees", () => {
-  test("report_to_parent over 8192 bytes is an error result for the child; the parent gets the head, cut", async () => {
-    const long = "x".repeat(9000);
-    const exact = "y".repeat(8192);
-    const seenByChild: { output: string; isError?: boolean }[] = [];
-    const reporter = childAgent("reporter", (task, request) => {
-      const results = request.messages.flatMap((m) =>
-        m.role === "tool" && m.name === "report_to_parent" ? [m] : []
-      );
-      if (results.length === 0) {
-        const text = task === "long" ? long : exact;
-        return { toolCalls: [{ name: "report_to_parent", arguments: { text } }] };
-      }
-      seenByChild.push(...results.map((m) => ({ output: m.output, isError: m.isError })));
-      return { text: "finished" };
-    });
-    let waited: { agents: { threadId: string; status: string; report: string }[] } | undefined;
-    const f = await family([
-      { toolCalls: [spawn("reporter", "long"), spawn("reporter", "exact")] },
-      waitForSpawned,
-      (request) => {
-        waited = toolOutputs(request, "wait_agents")[0] as typeof waited;
-        return { text: "ok" };
-      },
-    ], [reporter]);
-    await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
-    await f.threads.waitForIdle(f.threadId, { timeoutMs: 10_000 });
-    const [cut, whole] = waited!.agents;
-    assert.equal(cut.status, "completed");
-    assert.ok(new TextEncoder().encode(cut.report).length <= 8192);
-    assert.ok(cut.report.startsWith("xxxx"));
-    assert.match(cut.report, /\[… cut\]$/);
-    assert.equal(whole.report, exact, "exactly 8192 bytes is kept whole");
-    const flagged = seenByChild.filter((r) => r.isError === true);
-    assert.equal(flagged.length, 1, "only the long report is an error result");
-    assert.match(flagged[0].output, /Report too long: 9000 bytes, at most 8192/);
-    await f.host.shutdown();
-  });
-});
-
 describe("a child is an ordinary thread", () => {
   test("history, subscribe, setTitle, context and compact work on a child", async () => {
     const f = await family(
-      [{ toolCalls: [spawn("alpha", "first task")] }, waitForSpawned, { text: "ok" }],
+      [{ toolCalls: [spawnCall("alpha", "first task")] }, waitForSpawned, { text: "ok" }],
       [childAgent("alpha")],
     );
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
@@ -319,10 +86,10 @@ describe("reaching descendants", () => {
     const middle = defineAgent({
       id: "middle",
       systemPrompt: "Middle.",
-      gateway: scriptedGateway([{ toolCalls: [spawn("leaf", "deep")] }, { hang: true }]),
+      gateway: scriptedGateway([{ toolCalls: [spawnCall("leaf", "deep")] }, { hang: true }]),
       subagents: [leaf],
     });
-    const f = await family([{ toolCalls: [spawn("middle", "mid")] }, { text: "lead done" }], [
+    const f = await family([{ toolCalls: [spawnCall("middle", "mid")] }, { text: "lead done" }], [
       middle,
     ]);
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
@@ -378,7 +145,7 @@ describe("reaching descendants", () => {
     const middle = defineAgent({
       id: "middle",
       systemPrompt: "Middle.",
-      gateway: scriptedGateway([{ toolCalls: [spawn("leaf", "deep")] }, { hang: true }]),
+      gateway: scriptedGateway([{ toolCalls: [spawnCall("leaf", "deep")] }, { hang: true }]),
       subagents: [leaf],
     });
     let childId = "";
@@ -392,7 +159,7 @@ describe("reaching descendants", () => {
         };
     };
     const f = await family([
-      { toolCalls: [spawn("middle", "mid")] },
+      { toolCalls: [spawnCall("middle", "mid")] },
       ...Array.from({ length: 500 }, () => (request: ProviderRequest) => {
         const cancelled = rawOutputs(request, "cancel_agent").length > 0;
         return cancelled ? { text: "stopped" } : poll(request);
@@ -419,7 +186,7 @@ describe("after a restart", () => {
     const store = { ...inner, close: () => Promise.resolve() };
     const slow = childAgent("slow", () => ({ hang: true }));
     const f = await family(
-      [{ toolCalls: [spawn("slow", "forever")] }, { text: "started" }],
+      [{ toolCalls: [spawnCall("slow", "forever")] }, { text: "started" }],
       [slow],
       {},
       store,
@@ -527,7 +294,7 @@ describe("parent events in order", () => {
     const seen: ProviderRequest[] = [];
     const f = await family(
       [
-        { toolCalls: [spawn("asker", "ask"), spawn("finisher", "finish")] },
+        { toolCalls: [spawnCall("asker", "ask"), spawnCall("finisher", "finish")] },
         waitForSpawned,
         (request) => {
           seen.push(request);
