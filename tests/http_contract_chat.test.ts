@@ -13,7 +13,6 @@ import {
   parseSse,
   realEngine,
 } from "./support/http_contract_support.ts";
-import { K } from "./support/http_contract_rows.ts";
 
 describe("chat route", () => {
   test("answers the AI SDK UI message stream; the last user message's text parts become the input", async () => {

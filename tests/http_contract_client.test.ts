@@ -3,7 +3,7 @@
 // headers, and the client over a loopback socket.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { FloretError, type ThreadService, type ThreadUpdate } from "@floret/engine";
+import { type ThreadService, type ThreadUpdate } from "@floret/engine";
 import { threadApi, threadClient } from "@floret/engine/http";
 import {
   fakeService,

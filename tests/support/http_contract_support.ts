@@ -1,6 +1,5 @@
 // Shared fakes and helpers of the http_contract_*.test.ts files: a recording
 // ThreadService, request builders, an SSE reader, a real engine, a loopback server.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   defineAgent,
