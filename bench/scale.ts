@@ -6,8 +6,10 @@
  * - latest `history({ limit: 50 })` page, warm (thread in memory) and cold
  *   (a host that has not loaded it: the page reads its own turns only);
  * - a page deep in the middle by cursor, warm and cold;
- * - warm `send` admission (the call returns once its turn is committed);
- * - full `view()` warm (reported only: it returns everything by contract);
+ * - warm `send` admission (the call returns once its turn is committed), and the
+ *   same with the returned view read in full (its items and turns are copied on
+ *   first read);
+ * - full `view()` warm, read in full (reported only: it returns everything by contract);
  * - first read after restart: the first `view()` of a new host (a full load)
  *   against one bare range scan of the same entries through the store;
  * - host open with 10 and 10,000 threads.
@@ -37,6 +39,7 @@ import {
   openHost,
   type ProviderEvent,
   type ProviderRequest,
+  type ThreadView,
 } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import { Journal } from "../src/journal/journal.ts";
@@ -197,6 +200,11 @@ async function buildThread(b: Backend, size: number): Promise<{ threadId: string
 }
 
 /** Median of `rounds` timings of `body`, in ms. */
+/** Reads every item and turn of a view (they are copied on first read), returning a count. */
+function readAll(view: ThreadView): number {
+  return view.items.length + view.turns.length;
+}
+
 async function median(rounds: number, body: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -280,7 +288,11 @@ async function measure(b: Backend, size: number): Promise<Row> {
     pageRounds,
     () => threads.history(threadId, { limit: 50, before: middle }),
   );
-  row.warmView = await median(Math.min(rounds, 11), () => threads.view(threadId));
+  // A view's items and turns are copied when first read: read them, so this is the whole cost.
+  row.warmView = await median(
+    Math.min(rounds, 11),
+    async () => readAll(await threads.view(threadId)),
+  );
   let n = 0;
   const sends: number[] = [];
   for (let i = 0; i < Math.min(rounds, 21); i++) {
@@ -293,6 +305,21 @@ async function measure(b: Backend, size: number): Promise<Row> {
   }
   sends.sort((a, c) => a - c);
   row.warmSend = sends[Math.floor(sends.length / 2)];
+  // The same admission by a caller that then reads the whole view it got back.
+  const readSends: number[] = [];
+  for (let i = 0; i < Math.min(rounds, 11); i++) {
+    readSends.push(
+      await once(async () =>
+        readAll(
+          (await threads.send({ threadId, requestKey: `s${++n}`, input: { text: "add 1 and 2" } }))
+            .view,
+        )
+      ),
+    );
+    await threads.waitForIdle(threadId);
+  }
+  readSends.sort((a, c) => a - c);
+  row.warmSendRead = readSends[Math.floor(readSends.length / 2)];
   await host.shutdown();
 
   host = await openHost({ store: b.open() });
@@ -342,7 +369,8 @@ const COLUMNS: [keyof Row | string, string][] = [
   ["warmDeepPage", "middle page warm"],
   ["coldDeepPage", "middle page cold"],
   ["warmSend", "send admission warm"],
-  ["warmView", "view() warm"],
+  ["warmSendRead", "send warm, view read"],
+  ["warmView", "view() warm, read"],
   ["firstView", "1st view() after restart"],
   ["bareScan", "bare range scan"],
 ];
@@ -376,6 +404,8 @@ for (const name of STORES) {
       "warmDeepPage",
       "coldDeepPage",
       "warmSend",
+      "warmSendRead",
+      "warmView",
     ]
       .map((key) => `${key} ${(last[key] / first[key]).toFixed(2)}×`);
     console.log(`largest/smallest: ${ratios.join(", ")}`);

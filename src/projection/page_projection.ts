@@ -27,5 +27,5 @@ export function projectItems(entries: readonly Entry[]): ThreadItem[] {
     interactions.apply(entry);
     view.apply(entry);
   }
-  return view.items;
+  return view.items.slice();
 }

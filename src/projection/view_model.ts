@@ -21,6 +21,7 @@ import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
+import { CowList } from "./cow_list.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -42,8 +43,10 @@ export type ViewReader = Pick<
 
 /** A thread's items and turns, built from entries plus the live overlay. */
 export class ViewModel {
-  readonly items: ThreadItem[] = [];
-  readonly turns: TurnSummary[] = [];
+  /** Never changed in place: an element is replaced, so shared copies stay as they were. */
+  readonly items: CowList<ThreadItem> = new CowList();
+  /** As {@link items}. */
+  readonly turns: CowList<TurnSummary> = new CowList();
   readonly #itemIndex = new Map<string, number>();
   readonly #itemSeq = new Map<string, number>();
   readonly #turnIndex = new Map<string, number>();
@@ -142,8 +145,8 @@ export class ViewModel {
       this.#liveBytes.set(id, utf8Length(delta));
       return;
     }
-    const item = this.items[index];
-    item.text = (item.text ?? "") + delta;
+    const item = this.items.at(index)!;
+    this.items.set(index, { ...item, text: (item.text ?? "") + delta });
     const offset = this.#liveBytes.get(id) ?? 0;
     this.#liveBytes.set(id, offset + utf8Length(delta));
     this.#emit(() => ({ op: "append-text", itemId: id, offset, text: delta }));
@@ -153,8 +156,8 @@ export class ViewModel {
   dropLive(runId: string, step: number): void {
     for (const id of [itemIds.assistant(runId, step), itemIds.thinking(runId, step)]) {
       const index = this.#itemIndex.get(id);
-      if (index === undefined || !this.items[index].live) continue;
-      this.items.splice(index, 1);
+      if (index === undefined || !this.items.at(index)!.live) continue;
+      this.items.removeAt(index);
       this.#itemIndex.delete(id);
       this.#liveBytes.delete(id);
       this.#reindexFrom(index);
@@ -188,7 +191,7 @@ export class ViewModel {
   /** Looks an item up by id. */
   item(itemId: string): ThreadItem | undefined {
     const index = this.#itemIndex.get(itemId);
-    return index === undefined ? undefined : this.items[index];
+    return index === undefined ? undefined : this.items.at(index);
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
@@ -258,7 +261,7 @@ export class ViewModel {
     const index = this.#itemIndex.get(id);
     if (index === undefined) return this.#add(settled);
     settled.ordinal = index;
-    this.items[index] = settled;
+    this.items.set(index, settled);
     this.#emit(() => ({ op: "replace", item: settled }));
   }
 
@@ -267,7 +270,7 @@ export class ViewModel {
       const id = this.#toolItems.get(`${entry.runId}|${result.callId}`);
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
-      const item = this.items[index];
+      const item = this.items.at(index)!;
       // Optional fields are added, never deleted: `delete` turns the object into a slow dictionary.
       const { status, output, artifactId } = result;
       const tool: NonNullable<ThreadItem["tool"]> = artifactId === undefined
@@ -280,7 +283,7 @@ export class ViewModel {
       if (result.activity) tool.activity = structuredClone(result.activity);
       const updated: ThreadItem = { ...item, tool };
       this.#itemSeq.set(updated.id, entry.seq);
-      this.items[index] = updated;
+      this.items.set(index, updated);
       this.#emit(() => ({ op: "replace", item: updated }));
     }
   }
@@ -351,8 +354,8 @@ export class ViewModel {
     const id = this.#interactionItems.get(interactionId);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (!state || index === undefined) return;
-    const updated: ThreadItem = { ...this.items[index], interaction: publicInteraction(state) };
-    this.items[index] = updated;
+    const updated: ThreadItem = { ...this.items.at(index)!, interaction: publicInteraction(state) };
+    this.items.set(index, updated);
     this.#emit(() => ({ op: "replace", item: updated }));
   }
 
@@ -368,10 +371,10 @@ export class ViewModel {
     const id = this.#toolItems.get(`${runId}|${callId}`);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
-    const item = this.items[index];
+    const item = this.items.at(index)!;
     const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
     if (startedAt !== undefined) updated.tool!.startedAt ??= startedAt;
-    this.items[index] = updated;
+    this.items.set(index, updated);
     this.#emit(() => ({ op: "replace", item: updated }));
   }
 
@@ -380,7 +383,7 @@ export class ViewModel {
   #turnEnded(entry: TurnEndedEntry): void {
     const index = this.#turnIndex.get(entry.turnId);
     if (index === undefined) return;
-    const turn = { ...this.turns[index], outcome: entry.outcome, endedAt: entry.at };
+    const turn = { ...this.turns.at(index)!, outcome: entry.outcome, endedAt: entry.at };
     turn.durationMs = Date.parse(entry.at) - Date.parse(turn.startedAt);
     Object.assign(
       turn,
@@ -389,7 +392,7 @@ export class ViewModel {
     if (entry.failure) turn.failure = { ...entry.failure };
     // Rebuilt by a literal (in the common shape), so ended turns share one
     // object shape and the views' copy of all turns stays on V8's fast path.
-    this.turns[index] = copyTurn(turn);
+    this.turns.set(index, copyTurn(turn));
     this.#turnEndSeq.set(entry.turnId, entry.seq);
     this.#emitTurns();
   }
@@ -397,11 +400,11 @@ export class ViewModel {
   #addUsage(turnId: string, usage: Usage | undefined): void {
     const index = this.#turnIndex.get(turnId);
     if (!usage || index === undefined) return;
-    const sum: Usage = { ...this.turns[index].usage };
+    const sum: Usage = { ...this.turns.at(index)!.usage };
     for (const [field, value] of Object.entries(usage) as [keyof Usage, number | undefined][]) {
       if (typeof value === "number") sum[field] = (sum[field] ?? 0) + value;
     }
-    this.turns[index] = { ...this.turns[index], usage: sum };
+    this.turns.set(index, { ...this.turns.at(index)!, usage: sum });
   }
 
   #add(item: ThreadItem): void {
@@ -413,8 +416,9 @@ export class ViewModel {
 
   #reindexFrom(start: number): void {
     for (let i = start; i < this.items.length; i++) {
-      this.items[i] = { ...this.items[i], ordinal: i };
-      this.#itemIndex.set(this.items[i].id, i);
+      const moved = { ...this.items.at(i)!, ordinal: i };
+      this.items.set(i, moved);
+      this.#itemIndex.set(moved.id, i);
     }
   }
 

@@ -2,7 +2,8 @@
  * The copy of a thread's view that hosts receive (`view()`, and the `view`
  * of every command's result), and the cached context figures it carries.
  * Hosts apply update batches to such a copy in place, so nothing in it is
- * shared with the actor's projections.
+ * shared with the actor's projections; its items and turns are copied when
+ * first read, from a frozen share of the projections' lists.
  *
  * @module
  */
@@ -15,9 +16,12 @@ import type { ViewReader } from "../projection/view_model.ts";
 import type {
   QueuedInput,
   RunProgress,
+  ThreadItem,
   ThreadStatus,
   ThreadView,
 } from "../projection/view_types.ts";
+import { copyShared, type SharedList } from "../projection/cow_list.ts";
+import { copyTurn } from "../projection/turn_shape.ts";
 
 /** The context figures a view carries. */
 export type ViewFigures = NonNullable<ThreadView["context"]>;
@@ -45,10 +49,10 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
     threadId: record.id,
     ...titleStateOf(record),
     status: parts.status,
-    items: model.items.map((item) => ({ ...item })),
+    items: NOT_YET_COPIED,
     pending: parts.interactions.pending().map(publicInteraction),
     queue: record.queue.map(queuedView),
-    turns: model.turns.map((turn) => ({ ...turn })),
+    turns: NOT_YET_COPIED,
     todos: model.todos.map((todo) => ({ ...todo })),
     viewVersion: parts.viewVersion,
   };
@@ -57,7 +61,61 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
   if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
   if (parts.runProgress) view.runProgress = { ...parts.runProgress };
   if (parts.context) view.context = parts.context;
+  copiedOnRead(view, "items", model.items.share(), copyItem);
+  copiedOnRead(view, "turns", model.turns.share(), copyTurn);
   return view;
+}
+
+// Stands in for a list until `copiedOnRead` defines it; never seen by hosts.
+const NOT_YET_COPIED: never[] = [];
+
+function copyItem(item: ThreadItem): ThreadItem {
+  return { ...item };
+}
+
+/**
+ * Makes `view[key]` the host's own copy of `shared`, built when the property
+ * is first read (or never, when it is replaced first).
+ *
+ * Why: a command's result carries the whole view, and most callers read only
+ * its status or last items, or nothing; copying tens of thousands of items and
+ * turns for each command made every command on a long thread cost what a full
+ * `view()` costs. `shared` is frozen at this instant (see `CowList.share`), so
+ * the copy shows the view as it was when the command returned, however late it
+ * is read. The property is an enumerable accessor until then, so JSON,
+ * `structuredClone`, spreads and deep equality see a plain array; the first
+ * read or write turns it into an ordinary data property.
+ */
+function copiedOnRead<K extends "items" | "turns">(
+  view: ThreadView,
+  key: K,
+  shared: SharedList<ThreadView[K][number]>,
+  copy: (value: ThreadView[K][number]) => ThreadView[K][number],
+): void {
+  let copied: ThreadView[K] | undefined;
+  const settle = (target: ThreadView, value: ThreadView[K]): ThreadView[K] => {
+    // A host may have frozen the view: then the accessor stays, serving one copy.
+    if (Object.getOwnPropertyDescriptor(target, key)?.configurable) {
+      Object.defineProperty(target, key, {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+    return value;
+  };
+  Object.defineProperty(view, key, {
+    enumerable: true,
+    configurable: true,
+    get(this: ThreadView): ThreadView[K] {
+      copied ??= copyShared(shared, copy) as ThreadView[K];
+      return settle(this, copied);
+    },
+    set(this: ThreadView, value: ThreadView[K]): void {
+      settle(this, value);
+    },
+  });
 }
 
 /**
