@@ -52,6 +52,26 @@ describe("views returned by commands", () => {
     await e.host.shutdown();
   });
 
+  test("edits of a view's tool calls, turns and history pages stay the host's", async () => {
+    const e = await engine([
+      { toolCalls: [{ name: "add", arguments: { a: 1, b: 2 } }] },
+      { text: "3" },
+    ]);
+    const view = await sendAndWait(e, "add");
+    const tool = view.items.find((item) => item.kind === "tool")!;
+    assert.equal(tool.tool?.status, "completed");
+    tool.tool!.status = "failed";
+    view.turns[0].finalItemIds.push("made-up");
+    const page = await e.threads.history(e.threadId, { limit: 10 });
+    page.items.find((item) => item.kind === "tool")!.tool!.output = "edited";
+    const again = await e.threads.view(e.threadId);
+    const kept = again.items.find((item) => item.kind === "tool")!.tool!;
+    assert.equal(kept.status, "completed");
+    assert.equal(kept.output, "3");
+    assert.ok(!again.turns[0].finalItemIds.includes("made-up"));
+    await e.host.shutdown();
+  });
+
   test("changes a host makes to a view never reach the engine or other views", async () => {
     const e = await engine([{ text: "one" }, { text: "two" }]);
     const view = await sendAndWait(e, "first");

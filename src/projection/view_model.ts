@@ -400,11 +400,15 @@ export class ViewModel {
   #addUsage(turnId: string, usage: Usage | undefined): void {
     const index = this.#turnIndex.get(turnId);
     if (!usage || index === undefined) return;
-    const sum: Usage = { ...this.turns.at(index)!.usage };
-    for (const [field, value] of Object.entries(usage) as [keyof Usage, number | undefined][]) {
+    const turn = this.turns.at(index)!;
+    const sum: Usage = { ...turn.usage };
+    // Once per step: `for…in` allocates no entry arrays, unlike `Object.entries`.
+    for (const key in usage) {
+      const field = key as keyof Usage;
+      const value = usage[field];
       if (typeof value === "number") sum[field] = (sum[field] ?? 0) + value;
     }
-    this.turns.set(index, { ...this.turns.at(index)!, usage: sum });
+    this.turns.set(index, { ...turn, usage: sum });
   }
 
   #add(item: ThreadItem): void {

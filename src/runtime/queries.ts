@@ -14,6 +14,7 @@ import { listChildren } from "../subagents/child_list.ts";
 import { summarize } from "./thread_summary.ts";
 import { coldHistoryPage, type HistoryPage } from "./cold_history.ts";
 import type { ViewReader } from "../projection/view_model.ts";
+import { copyItem } from "./view_snapshot.ts";
 import type {
   Artifact,
   ContextFigures,
@@ -60,7 +61,7 @@ function warmPage(view: ViewReader, limit: number, before: string | undefined): 
   }
   const start = Math.max(0, end - limit);
   const page: HistoryPage = {
-    items: view.items.slice(start, end).map((item) => ({ ...item })),
+    items: view.items.slice(start, end).map(copyItem),
     hasMore: start > 0,
   };
   if (start > 0) page.before = page.items[0].id;

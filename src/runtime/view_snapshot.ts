@@ -19,6 +19,7 @@ import type {
   ThreadItem,
   ThreadStatus,
   ThreadView,
+  TurnSummary,
 } from "../projection/view_types.ts";
 import { copyShared, type SharedList } from "../projection/cow_list.ts";
 import { copyTurn } from "../projection/turn_shape.ts";
@@ -62,15 +63,33 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
   if (parts.runProgress) view.runProgress = { ...parts.runProgress };
   if (parts.context) view.context = parts.context;
   copiedOnRead(view, "items", model.items.share(), copyItem);
-  copiedOnRead(view, "turns", model.turns.share(), copyTurn);
+  copiedOnRead(view, "turns", model.turns.share(), copyTurnSummary);
   return view;
 }
 
 // Stands in for a list until `copiedOnRead` defines it; never seen by hosts.
 const NOT_YET_COPIED: never[] = [];
 
-function copyItem(item: ThreadItem): ThreadItem {
-  return { ...item };
+/**
+ * A host's own copy of a view item: the item, its tool call and its
+ * interaction, the parts a host is likely to edit in place (deeper values,
+ * such as arguments, are shared).
+ *
+ * @param item an item of the view model
+ * @returns a copy the host may change
+ */
+export function copyItem(item: ThreadItem): ThreadItem {
+  const copy = { ...item };
+  if (copy.tool) copy.tool = { ...copy.tool };
+  if (copy.interaction) copy.interaction = { ...copy.interaction };
+  return copy;
+}
+
+// A turn, with its own list of final items.
+function copyTurnSummary(turn: TurnSummary): TurnSummary {
+  const copy = copyTurn(turn);
+  copy.finalItemIds = copy.finalItemIds.slice();
+  return copy;
 }
 
 /**
