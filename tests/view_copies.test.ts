@@ -60,7 +60,7 @@ describe("views returned by commands", () => {
     const view = await sendAndWait(e, "add");
     const tool = view.items.find((item) => item.kind === "tool")!;
     assert.equal(tool.tool?.status, "completed");
-    tool.tool!.status = "failed";
+    tool.tool!.status = "error";
     view.turns[0].finalItemIds.push("made-up");
     const page = await e.threads.history(e.threadId, { limit: 10 });
     page.items.find((item) => item.kind === "tool")!.tool!.output = "edited";
