@@ -117,7 +117,16 @@ export interface RunProgress {
   attempt?: number;
 }
 
-/** A thread as the journal and the live run show it. */
+/**
+ * A thread as the journal and the live run show it.
+ *
+ * Every view the engine hands out is the caller's own, as the thread was at
+ * that moment: edit it, apply update batches to it in place, keep it. Its
+ * `items` and `turns` are copied when first read, so a view nobody reads costs
+ * little whatever the thread's length; until then they are enumerable accessor
+ * properties, which JSON, `structuredClone`, spreads and deep equality treat as
+ * plain arrays.
+ */
 export interface ThreadView {
   threadId: string;
   parentThreadId?: string;
