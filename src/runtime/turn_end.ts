@@ -84,7 +84,7 @@ export async function endTurn(
   let next: PreparedTurn | undefined;
   if (queued) {
     try {
-      next = await prepareTurn(resolver, actor.threadId, queued.input);
+      next = await prepareTurn(resolver, actor.threadId, queued.input, actor.record);
     } catch (error) {
       onHandOverFailed(error);
     }
