@@ -104,6 +104,28 @@ export class ThreadActor {
     return (await actor.#reload()) ? actor : null;
   }
 
+  /**
+   * The actor of a thread this process has just created with no entries and no
+   * fork base, from the record and version its creating commit wrote: the state
+   * a load would read back, without reading it (a later commit's version check
+   * still catches any writer that came in between).
+   */
+  static created(
+    journal: Journal,
+    created: VersionedRecord,
+    publisher: Publisher,
+    ownership: Ownership,
+    onCommitFailed?: (actor: ThreadActor) => void,
+  ): ThreadActor {
+    const record = created.record;
+    if (record.base || record.seq !== 0) {
+      throw new Error(`Thread ${record.id} has entries: it must be loaded, not created`);
+    }
+    const actor = new ThreadActor(record.id, journal, publisher, ownership, onCommitFailed);
+    actor.#install(created, new ThreadProjections(publisher), 0);
+    return actor;
+  }
+
   /** The host's view of the thread (items, turns, live overlay). */
   get view(): ViewReader {
     return this.#projections.view;
@@ -423,16 +445,21 @@ export class ThreadActor {
       for (const entry of entries) projections.apply(entry);
     });
     sink.swapped();
+    this.#install(current, projections, last);
+    return true;
+  }
+
+  /** Takes on a thread's state as read (or as its creating commit wrote it). */
+  #install(current: VersionedRecord, projections: ThreadProjections, lastEntrySeq: number): void {
     this.#unsure = false;
     this.#projections = projections;
     this.#current = current;
     this.#titleShown = titleKey(current.record);
-    this.#lastSeq = Math.max(current.record.seq, last);
+    this.#lastSeq = Math.max(current.record.seq, lastEntrySeq);
     this.publisher.touch();
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
     for (const wake of this.#statusWaiters) wake();
-    return true;
   }
 
   /** A local run whose turn another host ended (say, cancelled) must stop: it can commit nothing more. */

@@ -49,7 +49,10 @@ export async function create(
     });
     // A lost race means another caller claimed the key first: the next attempt replays it.
     if (version === null) throw new StaleThreadError(record.id);
-    return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
+    return {
+      threadId: record.id,
+      view: (await ctx.actors.created({ record, version })).snapshot(),
+    };
   });
 }
 
