@@ -151,6 +151,21 @@ function plan(op: KvCommit, copyValues: boolean): CommitPlan {
 }
 
 /**
+ * Checks a plan its caller built itself (keys encoded with `encodeKey`, values
+ * its own fresh buffers, sets before deletes): every key is written at most
+ * once, as {@link planCommit} requires. Internal (not in the SPI): the
+ * journal's thread commits, which skip the tuple form on the planned path.
+ *
+ * @param plan the caller's plan
+ * @returns the same plan
+ * @throws {FloretError} `invalid_input` when a key is written twice, as {@link planCommit} does
+ */
+export function checkedOwnPlan(plan: CommitPlan): CommitPlan {
+  assertDistinct(plan.writes);
+  return plan;
+}
+
+/**
  * Encodes the keys of a `getMany` call.
  *
  * @param keys the keys to read
