@@ -7,15 +7,15 @@
  */
 import { FloretError } from "../errors.ts";
 import type { KvCommit, KvCommitResult, KvKey, KvStore } from "../spi/kv_store.ts";
-import {
-  checkedOwnPlan,
-  type CommitPlan,
-  type PlannedCheck,
-  type PlannedWrite,
-} from "../spi/kv_commit_plan.ts";
+import { checkedOwnPlan, type PlannedCheck } from "../spi/kv_commit_plan.ts";
 import { encodeKey } from "../spi/key_codec.ts";
-import { type PlannedCommit, plannedCommitOf } from "../spi/kv_planned_commit.ts";
-import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
+import {
+  type OwnedPlan,
+  type OwnedWrite,
+  type PlannedCommit,
+  plannedCommitOf,
+} from "../spi/kv_planned_commit.ts";
+import { checkStoredShape, decodeJson, decodeValue, encodeText, encodeValue } from "./codec.ts";
 import {
   entryShapes,
   requestRecordShape,
@@ -288,8 +288,8 @@ export class Journal {
   }
 
   // The plan is built straight from the change (keys encoded once, no tuple
-  // form in between); its values were encoded for this commit alone, so the
-  // store may take them without copying, and it answers in the same tick.
+  // form in between); its values are JSON text made for this commit alone, so
+  // the store keeps them as they are (encoding on read), and it answers in the same tick.
   #commitPlanned(planned: PlannedCommit, change: ThreadCommit): string | null {
     const sink = new PlanSink();
     writeCommit(change, sink);
@@ -350,7 +350,10 @@ function landedVersion(result: KvCommitResult, change: ThreadCommit): string | n
 /** Where a thread commit's checks and writes go: a store operation, or a plan. */
 interface CommitSink {
   check(key: KvKey, version: string | null): void;
-  set(key: KvKey, value: Uint8Array): void;
+  /** Writes a JSON value (see codec.ts). */
+  set(key: KvKey, value: unknown): void;
+  /** Writes an empty value (an index row or a marker). */
+  mark(key: KvKey): void;
   remove(key: KvKey): void;
 }
 
@@ -360,30 +363,39 @@ class OpSink implements CommitSink {
   check(key: KvKey, version: string | null): void {
     this.op.checks.push({ key, version });
   }
-  set(key: KvKey, value: Uint8Array): void {
-    this.op.set.push({ key, value });
+  set(key: KvKey, value: unknown): void {
+    this.op.set.push({ key, value: encodeValue(value) });
+  }
+  mark(key: KvKey): void {
+    this.op.set.push({ key, value: new Uint8Array() });
   }
   remove(key: KvKey): void {
     this.op.delete.push(key);
   }
 }
 
-/** Collects the {@link CommitPlan} `planOwnedCommit` would make of the same operation. */
+/**
+ * Collects the plan `planOwnedCommit` would make of the same operation, with
+ * each JSON value as text (an {@link OwnedPlan}: the store encodes it on read).
+ */
 class PlanSink implements CommitSink {
   readonly #checks: PlannedCheck[] = [];
-  readonly #writes: PlannedWrite[] = [];
-  #deletes: PlannedWrite[] | undefined;
+  readonly #writes: OwnedWrite[] = [];
+  #deletes: OwnedWrite[] | undefined;
   check(key: KvKey, version: string | null): void {
     this.#checks.push({ key: encodeKey(key), version });
   }
-  set(key: KvKey, value: Uint8Array): void {
-    this.#writes.push({ key: encodeKey(key), value });
+  set(key: KvKey, value: unknown): void {
+    this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
+  }
+  mark(key: KvKey): void {
+    this.#writes.push({ key: encodeKey(key), value: new Uint8Array() });
   }
   remove(key: KvKey): void {
     (this.#deletes ??= []).push({ key: encodeKey(key), value: null });
   }
   /** Sets first, then deletes, as a plan orders them. */
-  plan(): CommitPlan {
+  plan(): OwnedPlan {
     const writes = this.#deletes ? this.#writes.concat(this.#deletes) : this.#writes;
     return { checks: this.#checks, writes };
   }
@@ -403,30 +415,30 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
   const threadKey = keys.thread(threadId);
   sink.check(threadKey, expected?.version ?? null);
   if (record) {
-    sink.set(threadKey, encodeValue(record));
+    sink.set(threadKey, record);
     if (expected?.record.updatedAt !== record.updatedAt) {
       if (expected) {
         sink.remove(keys.updated(Date.parse(expected.record.updatedAt), record.id));
       }
       if (!record.deleted) {
-        sink.set(keys.updated(Date.parse(record.updatedAt), record.id), new Uint8Array());
+        sink.mark(keys.updated(Date.parse(record.updatedAt), record.id));
       }
     }
     if (record.active && !expected?.record.active) {
-      sink.set(keys.active(record.id), new Uint8Array());
+      sink.mark(keys.active(record.id));
     } else if (!record.active && expected?.record.active) {
       sink.remove(keys.active(record.id));
     }
   }
   for (const entry of change.entries ?? []) {
-    sink.set(keys.entry(threadId, entry.seq), encodeValue(entry));
+    sink.set(keys.entry(threadId, entry.seq), entry);
   }
   if (change.request) {
     const key = keys.request(change.request.scope, change.request.key);
     sink.check(key, null);
-    sink.set(key, encodeValue(change.request.value));
+    sink.set(key, change.request.value);
   }
-  for (const extra of change.set ?? []) sink.set(extra.key, encodeValue(extra.value));
+  for (const extra of change.set ?? []) sink.set(extra.key, extra.value);
   for (const key of change.delete ?? []) sink.remove(key);
   for (const check of change.checks ?? []) sink.check(check.key, check.version);
 }
