@@ -128,3 +128,18 @@ test("ThreadActor.created refuses a record that has entries or a fork base", asy
     /must be loaded/,
   );
 });
+
+test("sync keeps the record while its stored version holds, and reloads once another writer moved it", async () => {
+  const { journal, actor, version } = await created();
+  assert.equal(await journal.threadVersion("thread_lock"), version);
+  assert.equal(await journal.threadVersion("thread_missing"), null);
+  const held = actor.record;
+  assert.equal(await actor.sync(), true);
+  assert.equal(actor.record, held);
+  const renamed = { ...held, title: "Renamed", updatedAt: "2026-12-01T00:00:01.000Z" };
+  const next = await journal.commit({ expected: { record: held, version }, record: renamed });
+  assert.ok(next);
+  assert.equal(await actor.sync(), true);
+  assert.equal(actor.record.title, "Renamed");
+  assert.equal(actor.versioned.version, next);
+});

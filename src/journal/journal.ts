@@ -146,6 +146,15 @@ export class Journal {
       : null;
   }
 
+  /**
+   * The version of a thread's record, without decoding it (`null` when it is
+   * missing): enough to tell whether a record held in memory is still current.
+   */
+  async threadVersion(threadId: string): Promise<string | null> {
+    const [entry] = await guard(() => this.#store.getMany([keys.thread(threadId)]));
+    return entry ? entry.version : null;
+  }
+
   /** Reads several thread records at once (`null` for missing ones). */
   async threads(threadIds: readonly string[]): Promise<(ThreadRecord | null)[]> {
     if (threadIds.length === 0) return [];

@@ -542,8 +542,8 @@ export class ThreadActor {
    * when its version changed. Must run inside {@link exclusive}.
    */
   async sync(): Promise<boolean> {
-    const current = await this.journal.thread(this.threadId);
-    if (current?.version === this.#current.version) return true;
+    // The version alone tells: a record is rewritten only with a new version.
+    if (await this.journal.threadVersion(this.threadId) === this.#current.version) return true;
     return await this.#reload();
   }
 
