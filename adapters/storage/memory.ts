@@ -80,7 +80,9 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
   const slots = new Map<string, Slot>();
   // Keys as binary strings, whose `<` is byte order.
   const sorted = new SortedIndex();
-  let counter = 0n;
+  // A number, not a bigint (no heap allocation per commit): exact up to 2^53
+  // commits, which no process reaches.
+  let counter = 0;
   let closed = false;
 
   // Every method runs synchronously inside its promise, so a commit's checks
@@ -118,7 +120,7 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
       const current = slots.get(bytesToMapKey(check.key))?.version ?? null;
       if (current !== check.version) return { ok: false };
     }
-    counter += 1n;
+    counter += 1;
     const version = formatVersion(counter);
     for (const write of plan.writes) {
       if (write.value === null) remove(write.key);
