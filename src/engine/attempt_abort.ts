@@ -19,10 +19,10 @@ export class AttemptAbort {
 
   constructor() {
     // A getter, so `{ signal }` reads like a plain field (and spreads) but builds lazily.
-    const abort = this;
+    const signal = (): AbortSignal => this.signal;
     this.options = {
       get signal(): AbortSignal {
-        return abort.signal;
+        return signal();
       },
     };
   }
