@@ -13,6 +13,7 @@ import type {
   Usage,
 } from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
+import { unwatchAbort, watchAbort } from "../tools/abort_watch.ts";
 import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
@@ -43,6 +44,8 @@ export interface ProviderCallHooks {
 /**
  * Runs a frozen request to completion, retrying per the policy.
  *
+ * @param signal stops the request: a signal of the engine's own controller (a
+ *   run's step signal, a title's limit), watched with `watchAbort`
  * @returns the assembled output
  * @throws the final `ProviderError`, or the signal's reason when aborted
  */
@@ -103,7 +106,8 @@ async function runAttempt(
 ): Promise<StepOutput> {
   const attempt = new AttemptAbort();
   const abortFromOuter = (): void => attempt.abort(outer.reason);
-  outer.addEventListener("abort", abortFromOuter, { once: true });
+  // `outer` is the run's step signal (the engine's own controller): watched cheaply.
+  watchAbort(outer, abortFromOuter);
   let timedOut: ProviderError | undefined;
   const clock = new AttemptClock(policy.timeouts, (error) => {
     timedOut = error;
@@ -186,7 +190,7 @@ async function runAttempt(
     throw timedOut ?? error;
   } finally {
     clock.stop();
-    outer.removeEventListener("abort", abortFromOuter);
+    unwatchAbort(outer, abortFromOuter);
     // Let the gateway clean up, without waiting for a gateway that never answers.
     if (iterator) releaseStream(iterator);
   }
