@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import type { Entry, NewEntry } from "../journal/entries.ts";
 import type { Agent } from "../config/agent.ts";
@@ -256,7 +257,7 @@ export class ThreadActor {
     let entries: Entry[];
     let record: ThreadRecord | null;
     try {
-      const at = new Date().toISOString();
+      const at = nowIso();
       entries = change.fresh
         ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
         : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);

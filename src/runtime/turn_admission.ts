@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
@@ -148,7 +149,7 @@ export async function admitTurn(
     status: "running",
     active: { turnId, runId },
     lastTurn: { turnId, retryable: !admission.compaction },
-    updatedAt: new Date().toISOString(),
+    updatedAt: nowIso(),
   };
   await actor.commit({
     record,
