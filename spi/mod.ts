@@ -63,6 +63,8 @@ export {
 export type { CommitPlan, PlannedCheck, PlannedWrite } from "../src/spi/kv_commit_plan.ts";
 export { PLANNED_COMMIT } from "../src/spi/kv_planned_commit.ts";
 export type {
+  OwnedPlan,
+  OwnedWrite,
   PlannedCommit,
   PlannedCommitOffer,
   PlannedCommitStore,

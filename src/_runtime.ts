@@ -12,6 +12,8 @@ interface NodeHash {
 
 interface NodeCrypto {
   createHash(algorithm: "sha256"): NodeHash;
+  /** One-shot digest (Node 20.12+): no Hash object per call. */
+  hash?(algorithm: "sha256", data: string | Uint8Array, encoding: "hex"): string;
 }
 
 /**
@@ -27,6 +29,10 @@ export const sha256HexSync: ((data: string | Uint8Array) => string) | undefined 
       (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
     const crypto = process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
     if (typeof crypto?.createHash !== "function") return undefined;
+    const hash = crypto.hash;
+    if (typeof hash === "function") {
+      return (data: string | Uint8Array) => hash.call(crypto, "sha256", data, "hex");
+    }
     return (data: string | Uint8Array) => crypto.createHash("sha256").update(data).digest("hex");
   } catch {
     return undefined;

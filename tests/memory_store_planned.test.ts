@@ -7,6 +7,7 @@ import type { KvEntry, KvStore } from "@floret/engine/spi";
 import { Journal } from "../src/journal/journal.ts";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
 import { planOwnedCommit } from "../src/spi/kv_commit_plan.ts";
+import { encodeKey } from "../src/spi/key_codec.ts";
 import { PLANNED_COMMIT, plannedCommitOf } from "../src/spi/kv_planned_commit.ts";
 
 /** The same store seen only through the public SPI (no planned path). */
@@ -164,6 +165,28 @@ test("a planned commit checks versions and deletes like commit, and takes the pl
     () => planned(planOwnedCommit({ set: [{ key: ["c"], value }] })),
     (error: { code?: string }) => error.code === "storage_failure",
   );
+});
+
+test("a planned text value is stored as its UTF-8 bytes, and every read gets its own copy", async () => {
+  const store = memoryStore();
+  const planned = plannedCommitOf(store)!;
+  const text = '{"text":"héllo ✓ \uD800 😀"}';
+  const result = planned({
+    checks: [{ key: encodeKey(["t"]), version: null }],
+    writes: [{ key: encodeKey(["t"]), value: text }, { key: encodeKey(["e"]), value: "" }],
+  });
+  assert.equal(result.ok, true);
+  const expected = new TextEncoder().encode(text);
+  const [first] = await store.getMany([["t"]]);
+  assert.deepEqual(first?.value, expected);
+  first!.value[0] = 0;
+  const [marker, valued] = await store.list({ start: ["e"], end: ["u"] });
+  assert.deepEqual(marker.key, ["e"]);
+  assert.deepEqual(valued.key, ["t"]);
+  assert.deepEqual(marker.value, new Uint8Array());
+  assert.deepEqual(valued.value, expected);
+  assert.equal(valued.version, (result as { version: string }).version);
+  await store.close();
 });
 
 test("planOwnedCommit rejects what planCommit rejects and shares the caller's values", () => {

@@ -25,16 +25,21 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
+  OwnedPlan,
   PlannedCommitStore,
 } from "@floret/engine/spi";
 import { SortedIndex } from "./sorted_index.ts";
 
 // The encoded key lives only as the map's binary-string id: keeping its bytes
 // too would be one more object per stored key for the GC to copy and trace.
+// A value committed through the journal's planned path is its JSON text (one
+// string instead of a buffer per value), encoded to UTF-8 when read.
 interface Slot {
-  value: Uint8Array;
+  value: Uint8Array | string;
   version: string;
 }
+
+const utf8 = new TextEncoder();
 
 function closedError(): FloretError {
   return new FloretError("storage_failure", "Store is closed: memoryStore");
@@ -47,7 +52,8 @@ function idBytes(id: string): Uint8Array {
 }
 
 function toEntry(id: string, slot: Slot): KvEntry {
-  return { key: decodeKey(idBytes(id)), value: slot.value.slice(), version: slot.version };
+  const value = typeof slot.value === "string" ? utf8.encode(slot.value) : slot.value.slice();
+  return { key: decodeKey(idBytes(id)), value, version: slot.version };
 }
 
 /**
@@ -74,7 +80,9 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
   const slots = new Map<string, Slot>();
   // Keys as binary strings, whose `<` is byte order.
   const sorted = new SortedIndex();
-  let counter = 0n;
+  // A number, not a bigint (no heap allocation per commit): exact up to 2^53
+  // commits, which no process reaches.
+  let counter = 0;
   let closed = false;
 
   // Every method runs synchronously inside its promise, so a commit's checks
@@ -88,7 +96,7 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     }
   };
 
-  const put = (bytes: Uint8Array, value: Uint8Array, version: string): void => {
+  const put = (bytes: Uint8Array, value: Uint8Array | string, version: string): void => {
     const id = bytesToMapKey(bytes);
     const slot = slots.get(id);
     if (slot) {
@@ -107,12 +115,12 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     sorted.remove(id);
   };
 
-  const apply = (plan: CommitPlan): KvCommitResult => {
+  const apply = (plan: CommitPlan | OwnedPlan): KvCommitResult => {
     for (const check of plan.checks) {
       const current = slots.get(bytesToMapKey(check.key))?.version ?? null;
       if (current !== check.version) return { ok: false };
     }
-    counter += 1n;
+    counter += 1;
     const version = formatVersion(counter);
     for (const write of plan.writes) {
       if (write.value === null) remove(write.key);
@@ -156,11 +164,11 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     commit,
 
     // The journal's plans are already validated and their values are its own
-    // fresh buffers: no second planning pass, no defensive copy.
+    // fresh text or buffers: no second planning pass, no defensive copy.
     // Synchronous: the journal resolves the step's commit without a promise chain.
     [PLANNED_COMMIT]: {
       commit,
-      planned(plan: CommitPlan): KvCommitResult {
+      planned(plan: CommitPlan | OwnedPlan): KvCommitResult {
         if (closed) throw closedError();
         return apply(plan);
       },

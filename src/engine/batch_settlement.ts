@@ -17,7 +17,7 @@ import type { RunHost } from "./run_loop.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { openForInputs } from "./interaction_plan.ts";
 import { runBatch } from "./tool_runner.ts";
-import { untilAborted } from "../tools/until_aborted.ts";
+import { untilRunAborted } from "../tools/until_aborted.ts";
 
 /** Open calls whose approval is resolved but which have not started. */
 export function decidedCalls(
@@ -115,7 +115,7 @@ export async function settleBatch(
     );
     host.batchStarted(batch);
     // A handler may ignore its signal: once tools are told to stop, stop waiting.
-    const { outcomes, artifacts, inputs, rejectedActivity } = await untilAborted(
+    const { outcomes, artifacts, inputs, rejectedActivity } = await untilRunAborted(
       batch,
       host.toolSignal,
     );

@@ -13,6 +13,8 @@ import type {
   Usage,
 } from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
+import { unwatchAbort, watchAbort } from "../tools/abort_watch.ts";
+import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { BoundedReads } from "./bounded_reads.ts";
@@ -42,6 +44,8 @@ export interface ProviderCallHooks {
 /**
  * Runs a frozen request to completion, retrying per the policy.
  *
+ * @param signal stops the request: a signal of the engine's own controller (a
+ *   run's step signal, a title's limit), watched with `watchAbort`
  * @returns the assembled output
  * @throws the final `ProviderError`, or the signal's reason when aborted
  */
@@ -100,13 +104,14 @@ async function runAttempt(
   outer: AbortSignal,
   hooks: ProviderCallHooks,
 ): Promise<StepOutput> {
-  const controller = new AbortController();
-  const abortFromOuter = (): void => controller.abort(outer.reason);
-  outer.addEventListener("abort", abortFromOuter, { once: true });
+  const attempt = new AttemptAbort();
+  const abortFromOuter = (): void => attempt.abort(outer.reason);
+  // `outer` is the run's step signal (the engine's own controller): watched cheaply.
+  watchAbort(outer, abortFromOuter);
   let timedOut: ProviderError | undefined;
   const clock = new AttemptClock(policy.timeouts, (error) => {
     timedOut = error;
-    controller.abort(error);
+    attempt.abort(error);
   });
 
   const output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
@@ -118,11 +123,11 @@ async function runAttempt(
   // events are never read.
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
-    iterator = openStream(gateway, request, controller.signal);
-    const reads = new BoundedReads(iterator, controller.signal);
+    iterator = openStream(gateway, request, attempt);
+    const reads = new BoundedReads(iterator, attempt);
     for (;;) {
       const next = await reads.next();
-      if (controller.signal.aborted) break;
+      if (attempt.aborted) break;
       if (typeof next !== "object" || next === null) {
         throw streamBroken("the stream's iterator returned a non-object");
       }
@@ -185,7 +190,7 @@ async function runAttempt(
     throw timedOut ?? error;
   } finally {
     clock.stop();
-    outer.removeEventListener("abort", abortFromOuter);
+    unwatchAbort(outer, abortFromOuter);
     // Let the gateway clean up, without waiting for a gateway that never answers.
     if (iterator) releaseStream(iterator);
   }
@@ -198,9 +203,9 @@ async function runAttempt(
 function openStream(
   gateway: Gateway,
   request: ProviderRequest,
-  signal: AbortSignal,
+  attempt: AttemptAbort,
 ): AsyncIterator<ProviderEvent> {
-  const stream = gateway.stream(request, { signal });
+  const stream = gateway.stream(request, attempt.options);
   const open = (stream as Partial<AsyncIterable<ProviderEvent>>)?.[Symbol.asyncIterator];
   if (typeof open !== "function") {
     throw new ProviderError("Gateway failed: stream() did not return an async iterable", {

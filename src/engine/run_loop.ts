@@ -22,7 +22,7 @@ import { observeOpened, settleBatch } from "./batch_settlement.ts";
 import { openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
-import { untilAborted } from "../tools/until_aborted.ts";
+import { untilRunAborted } from "../tools/until_aborted.ts";
 import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
@@ -310,7 +310,7 @@ async function loop(
     // A handler may ignore its signal: once the tools are told to stop
     // (immediate cancel, shutdown, delete), the run stops waiting for them
     // and whatever they return later is dropped.
-    const { outcomes, artifacts, inputs, rejectedActivity } = await untilAborted(
+    const { outcomes, artifacts, inputs, rejectedActivity } = await untilRunAborted(
       batch,
       host.toolSignal,
     );

@@ -19,7 +19,18 @@ const decoder = new TextDecoder();
  * @returns UTF-8 JSON
  */
 export function encodeValue(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value));
+  return encoder.encode(encodeText(value));
+}
+
+/**
+ * A durable value's JSON text, whose UTF-8 bytes are what {@link encodeValue}
+ * returns (for a store that keeps the text and encodes it on read).
+ *
+ * @param value plain JSON data
+ * @returns JSON (empty for a value JSON cannot express, as `encodeValue` gives no bytes then)
+ */
+export function encodeText(value: unknown): string {
+  return JSON.stringify(value) ?? "";
 }
 
 /**

@@ -7,9 +7,15 @@
  */
 import { FloretError } from "../errors.ts";
 import type { KvCommit, KvCommitResult, KvKey, KvStore } from "../spi/kv_store.ts";
-import { planOwnedCommit } from "../spi/kv_commit_plan.ts";
-import { type PlannedCommit, plannedCommitOf } from "../spi/kv_planned_commit.ts";
-import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
+import { checkedOwnPlan, type PlannedCheck } from "../spi/kv_commit_plan.ts";
+import { encodeKey } from "../spi/key_codec.ts";
+import {
+  type OwnedPlan,
+  type OwnedWrite,
+  type PlannedCommit,
+  plannedCommitOf,
+} from "../spi/kv_planned_commit.ts";
+import { checkStoredShape, decodeJson, decodeValue, encodeText, encodeValue } from "./codec.ts";
 import {
   entryShapes,
   requestRecordShape,
@@ -140,6 +146,15 @@ export class Journal {
       : null;
   }
 
+  /**
+   * The version of a thread's record, without decoding it (`null` when it is
+   * missing): enough to tell whether a record held in memory is still current.
+   */
+  async threadVersion(threadId: string): Promise<string | null> {
+    const [entry] = await guard(() => this.#store.getMany([keys.thread(threadId)]));
+    return entry ? entry.version : null;
+  }
+
   /** Reads several thread records at once (`null` for missing ones). */
   async threads(threadIds: readonly string[]): Promise<(ThreadRecord | null)[]> {
     if (threadIds.length === 0) return [];
@@ -246,19 +261,19 @@ export class Journal {
    */
   commit(change: ThreadCommit): Promise<string | null> {
     // Not async (every step commits twice); a change that cannot be encoded still rejects.
+    const planned = this.#planned;
+    if (planned) {
+      try {
+        return Promise.resolve(this.#commitPlanned(planned, change));
+      } catch (cause) {
+        return Promise.reject(cause);
+      }
+    }
     let op: Required<KvCommit>;
     try {
       op = commitOf(change);
     } catch (error) {
       return Promise.reject(error);
-    }
-    const planned = this.#planned;
-    if (planned) {
-      try {
-        return Promise.resolve(this.#commitPlanned(planned, op, change));
-      } catch (cause) {
-        return Promise.reject(cause);
-      }
     }
     return guard(() => this.#store.commit(op)).then((result) => landedVersion(result, change));
   }
@@ -278,15 +293,18 @@ export class Journal {
   commitNow(change: ThreadCommit): string | null {
     const planned = this.#planned;
     if (!planned) throw new FloretError("internal", "commitNow needs a synchronous store");
-    return this.#commitPlanned(planned, commitOf(change), change);
+    return this.#commitPlanned(planned, change);
   }
 
-  // The values in `op` were encoded for this commit alone, so the store may
-  // take them without copying, and it answers in the same tick.
-  #commitPlanned(planned: PlannedCommit, op: KvCommit, change: ThreadCommit): string | null {
+  // The plan is built straight from the change (keys encoded once, no tuple
+  // form in between); its values are JSON text made for this commit alone, so
+  // the store keeps them as they are (encoding on read), and it answers in the same tick.
+  #commitPlanned(planned: PlannedCommit, change: ThreadCommit): string | null {
+    const sink = new PlanSink();
+    writeCommit(change, sink);
     let result: KvCommitResult;
     try {
-      result = planned(planOwnedCommit(op));
+      result = planned(checkedOwnPlan(sink.plan()));
     } catch (cause) {
       throw storeFailure(cause);
     }
@@ -338,49 +356,100 @@ function landedVersion(result: KvCommitResult, change: ThreadCommit): string | n
   return change.record ? result.version : change.expected!.version;
 }
 
+/** Where a thread commit's checks and writes go: a store operation, or a plan. */
+interface CommitSink {
+  check(key: KvKey, version: string | null): void;
+  /** Writes a JSON value (see codec.ts). */
+  set(key: KvKey, value: unknown): void;
+  /** Writes an empty value (an index row or a marker). */
+  mark(key: KvKey): void;
+  remove(key: KvKey): void;
+}
+
+/** Collects a {@link KvCommit} for a store's `commit`. */
+class OpSink implements CommitSink {
+  readonly op: Required<KvCommit> = { checks: [], set: [], delete: [] };
+  check(key: KvKey, version: string | null): void {
+    this.op.checks.push({ key, version });
+  }
+  set(key: KvKey, value: unknown): void {
+    this.op.set.push({ key, value: encodeValue(value) });
+  }
+  mark(key: KvKey): void {
+    this.op.set.push({ key, value: new Uint8Array() });
+  }
+  remove(key: KvKey): void {
+    this.op.delete.push(key);
+  }
+}
+
+/**
+ * Collects the plan `planOwnedCommit` would make of the same operation, with
+ * each JSON value as text (an {@link OwnedPlan}: the store encodes it on read).
+ */
+class PlanSink implements CommitSink {
+  readonly #checks: PlannedCheck[] = [];
+  readonly #writes: OwnedWrite[] = [];
+  #deletes: OwnedWrite[] | undefined;
+  check(key: KvKey, version: string | null): void {
+    this.#checks.push({ key: encodeKey(key), version });
+  }
+  set(key: KvKey, value: unknown): void {
+    this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
+  }
+  mark(key: KvKey): void {
+    this.#writes.push({ key: encodeKey(key), value: new Uint8Array() });
+  }
+  remove(key: KvKey): void {
+    (this.#deletes ??= []).push({ key: encodeKey(key), value: null });
+  }
+  /** Sets first, then deletes, as a plan orders them. */
+  plan(): OwnedPlan {
+    const writes = this.#deletes ? this.#writes.concat(this.#deletes) : this.#writes;
+    return { checks: this.#checks, writes };
+  }
+}
+
 /** The store operation of one thread commit: the record's check and rows, entries, extras. */
 function commitOf(change: ThreadCommit): Required<KvCommit> {
+  const sink = new OpSink();
+  writeCommit(change, sink);
+  return sink.op;
+}
+
+/** Writes one thread commit's checks and writes, in order, to `sink`. */
+function writeCommit(change: ThreadCommit, sink: CommitSink): void {
   const { record, expected } = change;
   const threadId = record?.id ?? expected!.record.id;
   const threadKey = keys.thread(threadId);
-  const op: Required<KvCommit> = {
-    checks: [{ key: threadKey, version: expected?.version ?? null }],
-    set: [],
-    delete: [],
-  };
+  sink.check(threadKey, expected?.version ?? null);
   if (record) {
-    op.set.push({ key: threadKey, value: encodeValue(record) });
+    sink.set(threadKey, record);
     if (expected?.record.updatedAt !== record.updatedAt) {
       if (expected) {
-        op.delete.push(keys.updated(Date.parse(expected.record.updatedAt), record.id));
+        sink.remove(keys.updated(Date.parse(expected.record.updatedAt), record.id));
       }
       if (!record.deleted) {
-        op.set.push({
-          key: keys.updated(Date.parse(record.updatedAt), record.id),
-          value: new Uint8Array(),
-        });
+        sink.mark(keys.updated(Date.parse(record.updatedAt), record.id));
       }
     }
     if (record.active && !expected?.record.active) {
-      op.set.push({ key: keys.active(record.id), value: new Uint8Array() });
+      sink.mark(keys.active(record.id));
     } else if (!record.active && expected?.record.active) {
-      op.delete.push(keys.active(record.id));
+      sink.remove(keys.active(record.id));
     }
   }
   for (const entry of change.entries ?? []) {
-    op.set.push({ key: keys.entry(threadId, entry.seq), value: encodeValue(entry) });
+    sink.set(keys.entry(threadId, entry.seq), entry);
   }
   if (change.request) {
     const key = keys.request(change.request.scope, change.request.key);
-    op.checks.push({ key, version: null });
-    op.set.push({ key, value: encodeValue(change.request.value) });
+    sink.check(key, null);
+    sink.set(key, change.request.value);
   }
-  for (const extra of change.set ?? []) {
-    op.set.push({ key: extra.key, value: encodeValue(extra.value) });
-  }
-  op.delete.push(...(change.delete ?? []));
-  op.checks.push(...(change.checks ?? []));
-  return op;
+  for (const extra of change.set ?? []) sink.set(extra.key, extra.value);
+  for (const key of change.delete ?? []) sink.remove(key);
+  for (const check of change.checks ?? []) sink.check(check.key, check.version);
 }
 
 /** Store failures are `storage_failure`; adapter FloretErrors pass through unchanged. */

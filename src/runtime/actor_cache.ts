@@ -5,7 +5,7 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import type { Journal } from "../journal/journal.ts";
+import type { Journal, VersionedRecord } from "../journal/journal.ts";
 import { settleWhenStoreAnswers } from "./failed_commit.ts";
 import { Publisher } from "./publisher.ts";
 import { StoreProbes } from "./store_probe.ts";
@@ -67,6 +67,25 @@ export class ActorCache {
       throw new FloretError("thread_not_found", `Thread not found: ${threadId}`);
     }
     return actor;
+  }
+
+  /**
+   * The actor of a thread this process has just created (no entries, no fork
+   * base), from what its creating commit wrote, without reading it back; an
+   * actor already loaded or loading (a replay of the same create) wins.
+   */
+  created(created: VersionedRecord): Promise<ThreadActor> {
+    const threadId = created.record.id;
+    if (this.#actors.has(threadId) || this.#loading.has(threadId)) return this.get(threadId);
+    const actor = ThreadActor.created(
+      this.#journal,
+      created,
+      this.publisher(threadId),
+      this.#ownership,
+      (actor) => this.settleWhenStoreAnswers(actor),
+    );
+    this.#actors.set(threadId, actor);
+    return Promise.resolve(actor);
   }
 
   /**

@@ -195,7 +195,7 @@ async function commitResolution(
     // A deferred host records nothing that would start a run (the key stays unused).
     ctx.gate.assertExecutable("respond would start a run");
     const runId = newId("run");
-    const agent = await ctx.runs.resolveAgent(actor.threadId, state.turnId);
+    const agent = await ctx.runs.resolveAgent(actor.threadId, state.turnId, record);
     admitted = new ActiveRun(state.turnId, runId, agent);
     next = {
       ...record,

@@ -18,6 +18,8 @@ interface Subscriber {
   ended: boolean;
 }
 
+const RESOLVED: Promise<void> = Promise.resolve();
+
 /** Batches and fans out the ops of one thread. */
 export class Publisher {
   #version = 0;
@@ -44,7 +46,7 @@ export class Publisher {
       this.#timer ??= setTimeout(() => this.flush(), UPDATE_LIMITS.coalesceMs);
     } else if (!this.#microtask) {
       this.#microtask = true;
-      queueMicrotask(() => this.flush());
+      RESOLVED.then(this.#flushTask);
     }
   }
 
@@ -53,9 +55,24 @@ export class Publisher {
     this.#dirty = true;
     if (!this.#microtask) {
       this.#microtask = true;
-      queueMicrotask(() => this.flush());
+      RESOLVED.then(this.#flushTask);
     }
   }
+
+  // The end-of-task flush, queued once per batch: a reaction to a settled
+  // promise is the same microtask as `queueMicrotask` without what Node builds
+  // around each of those (an async resource and a bound function), and this
+  // runs several times per step. A throw still surfaces as an uncaught
+  // exception, as from `queueMicrotask`, not as a rejection.
+  readonly #flushTask = (): void => {
+    try {
+      this.flush();
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
 
   /** Publishes pending ops as one batch now. */
   flush(): void {

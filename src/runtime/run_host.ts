@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { NewCompaction } from "../engine/compaction/compact.ts";
 import type { NewResults, NewStep, RunHost } from "../engine/run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
@@ -135,7 +136,7 @@ export class ThreadRunHost implements RunHost {
         ...actor.record,
         status: "waiting",
         waiting: { turnId, runId },
-        updatedAt: new Date().toISOString(),
+        updatedAt: nowIso(),
       };
       delete record.active;
       await actor.commit({ record });
@@ -243,7 +244,7 @@ export class ThreadRunHost implements RunHost {
     // Events are built only when someone listens: this runs several times per step.
     if (!this.observing) return;
     const { turnId, runId } = this.#run;
-    const at = new Date().toISOString();
+    const at = nowIso();
     const run = this.#run;
     const shown = run.holdsSecrets ? redactStrings(detail, (text) => run.redact(text)) : detail;
     this.#deps.observe({ type, threadId: this.#actor.threadId, turnId, runId, at, ...shown });

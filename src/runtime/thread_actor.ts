@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import type { Entry, NewEntry } from "../journal/entries.ts";
 import type { Agent } from "../config/agent.ts";
@@ -104,6 +105,28 @@ export class ThreadActor {
     return (await actor.#reload()) ? actor : null;
   }
 
+  /**
+   * The actor of a thread this process has just created with no entries and no
+   * fork base, from the record and version its creating commit wrote: the state
+   * a load would read back, without reading it (a later commit's version check
+   * still catches any writer that came in between).
+   */
+  static created(
+    journal: Journal,
+    created: VersionedRecord,
+    publisher: Publisher,
+    ownership: Ownership,
+    onCommitFailed?: (actor: ThreadActor) => void,
+  ): ThreadActor {
+    const record = created.record;
+    if (record.base || record.seq !== 0) {
+      throw new Error(`Thread ${record.id} has entries: it must be loaded, not created`);
+    }
+    const actor = new ThreadActor(record.id, journal, publisher, ownership, onCommitFailed);
+    actor.#install(created, new ThreadProjections(publisher), 0);
+    return actor;
+  }
+
   /** The host's view of the thread (items, turns, live overlay). */
   get view(): ViewReader {
     return this.#projections.view;
@@ -161,7 +184,16 @@ export class ThreadActor {
    * landed (its reply lost), and only the store can say.
    */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.#queued === 0 && !this.#unsure) return this.#runNow(fn);
     this.#queued++;
+    if (this.#holding && !this.#held) {
+      // Asked from inside the synchronous part of a command that took the lock
+      // at once (its promise does not exist yet): wait for a gate it opens.
+      let open!: () => void;
+      const promise = new Promise<void>((resolve) => (open = resolve));
+      this.#held = { promise, open };
+      this.#tail = promise;
+    }
     // Plain callbacks, not an async one: this runs for every commit of every step.
     const result = this.#tail
       .then((): T | Promise<T> => this.#unsure ? this.#reload().then(() => fn()) : fn())
@@ -169,6 +201,43 @@ export class ThreadActor {
     this.#tail = result.then(noop, noop);
     return result;
   }
+
+  /**
+   * {@link exclusive} when nothing holds or waits for the lock (every earlier
+   * command has finished): `fn` starts now instead of a tick later, and the
+   * lock costs one promise instead of four. This runs for every commit of
+   * every step.
+   */
+  #runNow<T>(fn: () => T | Promise<T>): Promise<T> {
+    this.#queued++;
+    this.#holding = true;
+    let result: Promise<T>;
+    try {
+      result = Promise.resolve(fn());
+    } catch (error) {
+      result = Promise.reject(error);
+    } finally {
+      this.#holding = false;
+    }
+    // Registered before the caller can await `result`, so `quiet` reads right
+    // by the time the caller goes on, as with `finally` in `exclusive`.
+    const settled = result.then(this.#release, this.#release);
+    const held = this.#held;
+    this.#held = undefined;
+    // Commands asked for meanwhile already queue behind the gate (and own the tail).
+    if (held) void settled.then(held.open);
+    else this.#tail = settled;
+    return result;
+  }
+
+  /** Whether a command that took the lock at once is still in its synchronous part. */
+  #holding = false;
+  /** The gate commands asked for in that part wait for. */
+  #held: { promise: Promise<void>; open: () => void } | undefined;
+
+  readonly #release = (): void => {
+    this.#queued--;
+  };
 
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
@@ -188,7 +257,7 @@ export class ThreadActor {
     let entries: Entry[];
     let record: ThreadRecord | null;
     try {
-      const at = new Date().toISOString();
+      const at = nowIso();
       entries = change.fresh
         ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
         : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
@@ -423,16 +492,21 @@ export class ThreadActor {
       for (const entry of entries) projections.apply(entry);
     });
     sink.swapped();
+    this.#install(current, projections, last);
+    return true;
+  }
+
+  /** Takes on a thread's state as read (or as its creating commit wrote it). */
+  #install(current: VersionedRecord, projections: ThreadProjections, lastEntrySeq: number): void {
     this.#unsure = false;
     this.#projections = projections;
     this.#current = current;
     this.#titleShown = titleKey(current.record);
-    this.#lastSeq = Math.max(current.record.seq, last);
+    this.#lastSeq = Math.max(current.record.seq, lastEntrySeq);
     this.publisher.touch();
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
     for (const wake of this.#statusWaiters) wake();
-    return true;
   }
 
   /** A local run whose turn another host ended (say, cancelled) must stop: it can commit nothing more. */
@@ -469,8 +543,8 @@ export class ThreadActor {
    * when its version changed. Must run inside {@link exclusive}.
    */
   async sync(): Promise<boolean> {
-    const current = await this.journal.thread(this.threadId);
-    if (current?.version === this.#current.version) return true;
+    // The version alone tells: a record is rewritten only with a new version.
+    if (await this.journal.threadVersion(this.threadId) === this.#current.version) return true;
     return await this.#reload();
   }
 

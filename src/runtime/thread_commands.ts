@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
@@ -32,7 +33,7 @@ export async function create(
       const threadId = replay.threadId as string;
       return { threadId, view: (await ctx.actors.get(threadId)).snapshot() };
     }
-    const now = new Date().toISOString();
+    const now = nowIso();
     const record: ThreadRecord = {
       id: newId("thread"),
       createdAt: now,
@@ -49,7 +50,10 @@ export async function create(
     });
     // A lost race means another caller claimed the key first: the next attempt replays it.
     if (version === null) throw new StaleThreadError(record.id);
-    return { threadId: record.id, view: (await ctx.actors.get(record.id)).snapshot() };
+    return {
+      threadId: record.id,
+      view: (await ctx.actors.created({ record, version })).snapshot(),
+    };
   });
 }
 
@@ -61,7 +65,7 @@ export function setTitle(
   return viewCommand(ctx, command, "setTitle", { title: command.title }, async (actor, key) => {
     const record = {
       ...hostTitle(actor.record, command.title),
-      updatedAt: new Date().toISOString(),
+      updatedAt: nowIso(),
     };
     await actor.commit({ record, request: claimOf(key) });
   });
@@ -105,7 +109,7 @@ export async function deleteThread(
         deleted: true,
         status: "idle",
         queue: [],
-        updatedAt: new Date().toISOString(),
+        updatedAt: nowIso(),
       };
       await actor.commit({
         record,

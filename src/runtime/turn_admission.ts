@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
@@ -20,8 +21,11 @@ import type { ThreadActor } from "./thread_actor.ts";
 
 /** Where a turn's agent comes from. */
 export interface AgentResolver {
-  /** The agent for a turn (from `{ agent }` or the host's `agentFactory`). */
-  resolveAgent(threadId: string, turnId: string): Promise<Agent>;
+  /**
+   * The agent for a turn (from `{ agent }` or the host's `agentFactory`);
+   * `known` is the thread's record as the caller holds it, if it does.
+   */
+  resolveAgent(threadId: string, turnId: string, known?: ThreadRecord): Promise<Agent>;
   /** A first message's admission claimed a generated title: start its request. */
   titleClaimed?(threadId: string, agent: Agent, input: AdmittedInput, generation: number): void;
 }
@@ -75,10 +79,11 @@ export async function prepareTurn(
   resolver: AgentResolver,
   threadId: string,
   input: AdmittedInput | undefined,
+  known?: ThreadRecord,
 ): Promise<PreparedTurn> {
   const turnId = newId("turn");
   const runId = newId("run");
-  const agent = await resolver.resolveAgent(threadId, turnId);
+  const agent = await resolver.resolveAgent(threadId, turnId, known);
   if (input?.attachments?.length && agent.gateway.info.capabilities?.images === false) {
     throw new FloretError(
       "invalid_input",
@@ -107,7 +112,7 @@ export async function admitTurn(
   prepared?: PreparedTurn,
 ): Promise<ActiveRun> {
   const { turnId, runId, agent } = prepared ??
-    await prepareTurn(resolver, actor.threadId, admission.input);
+    await prepareTurn(resolver, actor.threadId, admission.input, actor.record);
   const started: NewEntry = {
     kind: "turn_started",
     turnId,
@@ -144,7 +149,7 @@ export async function admitTurn(
     status: "running",
     active: { turnId, runId },
     lastTurn: { turnId, retryable: !admission.compaction },
-    updatedAt: new Date().toISOString(),
+    updatedAt: nowIso(),
   };
   await actor.commit({
     record,

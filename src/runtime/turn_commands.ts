@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
@@ -52,7 +53,7 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
           id: newId("queued"),
           requestKey,
           input,
-          queuedAt: new Date().toISOString(),
+          queuedAt: nowIso(),
         };
         const { record } = firstMessageTitle(
           actor.record,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { ActiveRun } from "./active_run.ts";
@@ -41,7 +42,7 @@ export function planTurnEnd(
   if (end.failure) ended.failure = end.failure;
   const next: ThreadRecord = {
     ...record,
-    updatedAt: new Date().toISOString(),
+    updatedAt: nowIso(),
     status: "idle",
     lastTurn: {
       turnId: end.turnId,
@@ -84,7 +85,7 @@ export async function endTurn(
   let next: PreparedTurn | undefined;
   if (queued) {
     try {
-      next = await prepareTurn(resolver, actor.threadId, queued.input);
+      next = await prepareTurn(resolver, actor.threadId, queued.input, actor.record);
     } catch (error) {
       onHandOverFailed(error);
     }

@@ -79,7 +79,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 // a Set of their binary strings, which large commits still get.
 const PAIRWISE_LIMIT = 16;
 
-function assertDistinct(writes: PlannedWrite[]): void {
+function assertDistinct(writes: readonly { key: Uint8Array }[]): void {
   if (writes.length <= PAIRWISE_LIMIT) {
     for (let i = 1; i < writes.length; i++) {
       for (let j = 0; j < i; j++) {
@@ -148,6 +148,21 @@ function plan(op: KvCommit, copyValues: boolean): CommitPlan {
   }
   assertDistinct(writes);
   return { checks, writes };
+}
+
+/**
+ * Checks a plan its caller built itself (keys encoded with `encodeKey`, values
+ * its own fresh buffers, sets before deletes): every key is written at most
+ * once, as {@link planCommit} requires. Internal (not in the SPI): the
+ * journal's thread commits, which skip the tuple form on the planned path.
+ *
+ * @param plan the caller's plan
+ * @returns the same plan
+ * @throws {FloretError} `invalid_input` when a key is written twice, as {@link planCommit} does
+ */
+export function checkedOwnPlan<P extends { writes: readonly { key: Uint8Array }[] }>(plan: P): P {
+  assertDistinct(plan.writes);
+  return plan;
 }
 
 /**

@@ -10,8 +10,30 @@
  * @module
  */
 
-import type { CommitPlan } from "./kv_commit_plan.ts";
+import type { CommitPlan, PlannedCheck } from "./kv_commit_plan.ts";
 import type { KvCommitResult, KvStore } from "./kv_store.ts";
+
+/**
+ * One write of an {@link OwnedPlan}: as a {@link CommitPlan}'s, except that
+ * the value may be text, which stands for its UTF-8 bytes (what `TextEncoder`
+ * makes of it). The journal's values are JSON text: a store that keeps the
+ * text encodes it only when it is read, and holds one string per value
+ * instead of a buffer.
+ */
+export interface OwnedWrite {
+  /** Encoded key. */
+  key: Uint8Array;
+  /** The value's bytes, or text standing for its UTF-8 bytes, or null to delete. */
+  value: Uint8Array | string | null;
+}
+
+/** A {@link CommitPlan} whose values may be text (see {@link OwnedWrite}). */
+export interface OwnedPlan {
+  /** Checks, in the caller's order. */
+  checks: PlannedCheck[];
+  /** Sets first, then deletes; every key appears at most once. */
+  writes: OwnedWrite[];
+}
 
 /**
  * Property under which a store offers {@link PlannedCommit}. A unique symbol
@@ -25,9 +47,9 @@ export const PLANNED_COMMIT: unique symbol = Symbol("floret.plannedCommit");
  * would reject with. Only a store whose commit never waits (the memory store)
  * offers it. The plan's checks and writes satisfy the {@link CommitPlan}
  * contract (valid encoded keys, each written at most once); its value buffers
- * now belong to the store.
+ * now belong to the store, and a text value is stored as its UTF-8 bytes.
  */
-export type PlannedCommit = (plan: CommitPlan) => KvCommitResult;
+export type PlannedCommit = (plan: OwnedPlan | CommitPlan) => KvCommitResult;
 
 /**
  * What a store offers under {@link PLANNED_COMMIT}: the path, and the `commit`

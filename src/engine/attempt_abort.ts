@@ -1,0 +1,64 @@
+/**
+ * The abort switch of one provider attempt. The engine's own watchers (the
+ * attempt's timeouts, a stop or steer, the read in flight) are told through a
+ * plain callback; the gateway's `AbortSignal` is made only when the gateway
+ * reads `options.signal`, already aborted if the attempt was. A gateway that
+ * never looks at its signal costs no controller per attempt.
+ *
+ * @module
+ */
+
+/** Aborts one attempt, at most once. */
+export class AttemptAbort {
+  /** What the gateway's `stream()` receives. */
+  readonly options: { readonly signal: AbortSignal };
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  #listener: ((reason: unknown) => void) | undefined;
+
+  constructor() {
+    // A getter, so `{ signal }` reads like a plain field (and spreads) but builds lazily.
+    const signal = (): AbortSignal => this.signal;
+    this.options = {
+      get signal(): AbortSignal {
+        return signal();
+      },
+    };
+  }
+
+  /** The attempt's signal (made on first read). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the attempt was aborted. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Why the attempt was aborted (`undefined` while it was not). */
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** The engine's one watcher, told once when the attempt aborts. */
+  onAbort(listener: (reason: unknown) => void): void {
+    this.#listener = listener;
+  }
+
+  /** Aborts the attempt: the gateway's signal (if made) first, then the engine's watcher. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.(reason);
+  }
+}
