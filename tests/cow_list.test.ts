@@ -52,6 +52,7 @@ describe("CowList", () => {
         }
         assert.deepEqual([...list], model);
         assert.deepEqual(list.slice(), model);
+        assert.deepEqual(list.map((value) => value * 2), model.map((value) => value * 2));
         assert.deepEqual(list.slice(1, -1), model.slice(1, -1));
         assert.equal(list.at(-1), model.at(-1));
         assert.equal(list.at(model.length), undefined);

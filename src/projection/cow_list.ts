@@ -110,6 +110,20 @@ export class CowList<T> {
     return out;
   }
 
+  /**
+   * A new array of `fn` applied to each element, as `Array.map`.
+   *
+   * @param fn maps one element
+   * @returns the mapped elements, in order
+   */
+  map<U>(fn: (value: T) => U): U[] {
+    const out: U[] = [];
+    for (const chunk of this.#chunks) {
+      for (let i = 0; i < chunk.length; i++) out.push(fn(chunk[i]));
+    }
+    return out;
+  }
+
   /** The elements in order. */
   *[Symbol.iterator](): Iterator<T> {
     for (const chunk of this.#chunks) yield* chunk;

@@ -154,6 +154,7 @@ export class ViewModel {
 
   /** Removes the live items of a step whose attempt failed (a retry streams afresh). */
   dropLive(runId: string, step: number): void {
+    if (this.#liveBytes.size === 0) return; // no live item at all (most steps): nothing to build ids for
     for (const id of [itemIds.assistant(runId, step), itemIds.thinking(runId, step)]) {
       const index = this.#itemIndex.get(id);
       if (index === undefined || !this.items.at(index)!.live) continue;

@@ -121,11 +121,11 @@ export interface RunProgress {
  * A thread as the journal and the live run show it.
  *
  * Every view the engine hands out is the caller's own, as the thread was at
- * that moment: edit it, apply update batches to it in place, keep it. Its
- * `items` and `turns` are copied when first read, so a view nobody reads costs
- * little whatever the thread's length; until then they are enumerable accessor
- * properties, which JSON, `structuredClone`, spreads and deep equality treat as
- * plain arrays.
+ * that moment: edit it, apply update batches to it in place, keep it. Long
+ * `items` and `turns` lists (64 elements or more) are copied when first read,
+ * so a view nobody reads costs little whatever the thread's length; until then
+ * they are enumerable accessor properties, which JSON, `structuredClone`,
+ * spreads and deep equality treat as plain arrays.
  */
 export interface ThreadView {
   threadId: string;

@@ -2,8 +2,9 @@
  * The copy of a thread's view that hosts receive (`view()`, and the `view`
  * of every command's result), and the cached context figures it carries.
  * Hosts apply update batches to such a copy in place, so nothing in it is
- * shared with the actor's projections; its items and turns are copied when
- * first read, from a frozen share of the projections' lists.
+ * shared with the actor's projections; its items and turns are copied at
+ * once when they are short, and otherwise when first read, from a frozen
+ * share of the projections' lists.
  *
  * @module
  */
@@ -62,12 +63,21 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
   if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
   if (parts.runProgress) view.runProgress = { ...parts.runProgress };
   if (parts.context) view.context = parts.context;
-  copiedOnRead(view, "items", model.items.share(), copyItem);
-  copiedOnRead(view, "turns", model.turns.share(), copyTurnSummary);
+  if (model.items.length < COPY_AT_ONCE_BELOW) view.items = model.items.map(copyItem);
+  else copiedOnRead(view, "items", model.items.share(), copyItem);
+  if (model.turns.length < COPY_AT_ONCE_BELOW) view.turns = model.turns.map(copyTurnSummary);
+  else copiedOnRead(view, "turns", model.turns.share(), copyTurnSummary);
   return view;
 }
 
-// Stands in for a list until `copiedOnRead` defines it; never seen by hosts.
+/**
+ * Lists shorter than this are copied at once: for a few dozen elements that
+ * costs less than setting up a copy on first read (an accessor property per
+ * list, which also moves the view object off V8's fast shapes).
+ */
+export const COPY_AT_ONCE_BELOW = 64;
+
+// Stands in for a list until it is copied or `copiedOnRead` defines it; never seen by hosts.
 const NOT_YET_COPIED: never[] = [];
 
 /**
