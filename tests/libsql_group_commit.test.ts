@@ -188,6 +188,33 @@ describe("libsqlStore group commit", () => {
     await store.close();
   });
 
+  test("a group that meets another connection's write lock waits, then lands whole", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url, synchronous: "normal", busyTimeoutMs: 1 });
+    const first = await store.commit({ set: [{ key: ["held"], value: Uint8Array.of(1) }] });
+    assert.ok(first.ok);
+    const other = createClient({ url });
+    const held = await other.transaction("write");
+    await held.execute("SELECT 1 FROM kv LIMIT 1");
+    let settled = false;
+    const pending = Array.from({ length: 3 }, (_, i) =>
+      store.commit({
+        checks: [{ key: ["held"], version: first.version }],
+        set: [{ key: ["waited", i], value: Uint8Array.of(i) }],
+      }).finally(() => {
+        settled = true;
+      }));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(settled, false, "no commit lands while another connection holds the lock");
+    await held.commit();
+    other.close();
+    const results = await Promise.all(pending);
+    assert.ok(results.every((result) => result.ok));
+    assert.equal(new Set(results.map((r) => r.ok && r.version)).size, 3, "one version each");
+    assert.equal((await store.list({ prefix: ["waited"] })).length, 3);
+    await store.close();
+  });
+
   test("200 concurrent commits share transactions: far fewer WAL frames than commits", async () => {
     const url = freshUrl();
     const path = url.slice("file:".length);
