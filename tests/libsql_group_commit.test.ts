@@ -215,6 +215,45 @@ describe("libsqlStore group commit", () => {
     await store.close();
   });
 
+  test("versions grow in commit order across connections that share the file", async () => {
+    const url = freshUrl();
+    const a = libsqlStore({ url });
+    const b = libsqlStore({ url });
+    // A store on a shared client bumps the counter by one per commit.
+    const client = createClient({ url });
+    const shared = libsqlStore({ client });
+    const versions: string[] = [];
+    const commit = async (store: typeof a, key: number): Promise<void> => {
+      const result = await store.commit({
+        set: [{ key: ["order", key], value: Uint8Array.of(1) }],
+      });
+      assert.ok(result.ok);
+      versions.push(result.version);
+    };
+    // Past the end of a's first block of versions, then alternating writers.
+    for (let i = 0; i < 1100; i++) await commit(a, i);
+    const order = [b, a, shared, a, b, b, shared, shared, a, b, a];
+    for (const [i, store] of order.entries()) await commit(store, 1100 + i);
+    // And groups of concurrent commits from both connections at once.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => commit(i % 2 ? a : b, 2000 + i)));
+    const serial = versions.slice(0, 1100 + order.length);
+    serial.forEach((version, i) => {
+      if (i > 0) {
+        assert.ok(version > serial[i - 1], `commit ${i}: ${version} after ${serial[i - 1]}`);
+      }
+    });
+    assert.ok(versions.slice(serial.length).every((version) => version > serial.at(-1)!));
+    assert.equal(new Set(versions).size, versions.length, "no version handed out twice");
+    const stored = await shared.list({ prefix: ["order"] });
+    assert.deepEqual(
+      stored.map((entry) => entry.version).sort(),
+      [...versions].sort(),
+      "every entry carries the version its commit returned",
+    );
+    await Promise.all([a.close(), b.close(), shared.close()]);
+    client.close();
+  });
+
   test("200 concurrent commits share transactions: far fewer WAL frames than commits", async () => {
     const url = freshUrl();
     const path = url.slice("file:".length);

@@ -16,6 +16,7 @@ import type { GroupOutcome } from "./libsql_group_commit.ts";
 import type { SqlSession } from "./libsql_schema.ts";
 import { loadClient, loadConfig, loadDriver } from "./libsql_peers.ts";
 import { isBusy } from "./libsql_statements.ts";
+import { VersionBlocks, type VersionLease } from "./libsql_versions.ts";
 
 type Connection = InstanceType<typeof Database>;
 type Statement = Database.Statement;
@@ -106,6 +107,11 @@ export class NativeConnection implements SqlSession {
   readonly protocol = "file";
   readonly #db: Connection;
   #prepared: Prepared | undefined;
+  readonly #versions = new VersionBlocks();
+  readonly #readCounter = (): bigint => BigInt((this.#statements().counter.get() as [bigint])[0]);
+  readonly #writeCounter = (last: bigint): void => {
+    this.#statements().setCounter.run([last]);
+  };
 
   /** Use {@link NativeConnection.open}. */
   private constructor(db: Connection) {
@@ -233,11 +239,12 @@ export class NativeConnection implements SqlSession {
     const s = this.#statements();
     s.begin.run();
     try {
-      const start = BigInt((s.counter.get() as [bigint])[0]);
-      let counter = start;
+      const lease = this.#lease();
       const outcomes = plans.map((plan): GroupOutcome => {
         if (!checksHold(s, plan)) return { ok: false };
-        const version = formatVersion(counter + 1n);
+        // Taken before the savepoint: a reservation of versions survives a
+        // failed write of this commit.
+        const version = formatVersion(lease.peek());
         s.savepoint.run();
         try {
           writeAll(s, plan, version);
@@ -248,14 +255,14 @@ export class NativeConnection implements SqlSession {
           return { error };
         }
         s.release.run();
-        counter += 1n;
+        lease.take();
         return { ok: true, version };
       });
-      if (counter !== start) s.setCounter.run([counter]);
       s.commit.run();
+      lease.committed();
       return outcomes;
     } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      this.#failed();
       throw error;
     }
   }
@@ -274,8 +281,8 @@ export class NativeConnection implements SqlSession {
         s.rollback.run();
         return { ok: false };
       }
-      const counter = BigInt((s.counter.get() as [bigint])[0]) + 1n;
-      const version = formatVersion(counter);
+      const lease = this.#lease();
+      const version = formatVersion(lease.peek());
       try {
         writeAll(s, plan, version);
       } catch (error) {
@@ -283,13 +290,25 @@ export class NativeConnection implements SqlSession {
         s.rollback.run();
         return { error };
       }
-      s.setCounter.run([counter]);
+      lease.take();
       s.commit.run();
+      lease.committed();
       return { ok: true, version };
     } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      this.#failed();
       throw error;
     }
+  }
+
+  #lease(): VersionLease {
+    return this.#versions.lease(this.#readCounter, this.#writeCounter);
+  }
+
+  // A transaction that threw may have committed or not (a failed COMMIT):
+  // its versions are given up, and the next one reserves a fresh block.
+  #failed(): void {
+    this.#versions.drop();
+    if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
   }
 
   /** Closes the connection (the driver finishes closing once its statements are collected). */
