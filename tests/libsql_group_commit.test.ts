@@ -119,31 +119,62 @@ describe("libsqlStore group commit", () => {
     const url = freshUrl();
     const store = libsqlStore({ url });
     await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
-    // Another connection makes one key unwritable with a trigger that aborts.
+    // Another connection makes one key unwritable with a trigger that writes
+    // elsewhere, then aborts: what the failed statement did must go too.
     const other = createClient({ url });
+    await other.execute("CREATE TABLE side (key BLOB)");
     await other.execute(
       `CREATE TRIGGER poison BEFORE INSERT ON kv WHEN NEW.value = x'ee'
-       BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`,
+       BEGIN INSERT INTO side VALUES (NEW.key); SELECT RAISE(ABORT, 'poisoned write'); END`,
     );
-    other.close();
+    // Commit 5 fails on its second write, commit 7 on its only one.
     const outcomes = await Promise.allSettled(
       Array.from({ length: 12 }, (_, i) =>
         store.commit({
-          set: [
+          set: i === 7 ? [{ key: ["group", i, "only"], value: Uint8Array.of(0xee) }] : [
             { key: ["group", i, "first"], value: Uint8Array.of(i) },
             { key: ["group", i, "second"], value: Uint8Array.of(i === 5 ? 0xee : i) },
           ],
         })),
     );
     outcomes.forEach((outcome, i) => {
-      if (i === 5) {
+      if (i === 5 || i === 7) {
         assert.equal(outcome.status, "rejected");
         assert.ok(isFloretError(outcome.reason, "storage_failure"), String(outcome.reason));
       } else assert.ok(outcome.status === "fulfilled" && outcome.value.ok, `commit ${i}`);
     });
     const keys = (await store.list({ prefix: ["group"] })).map((e) => e.key);
-    assert.equal(keys.length, 22);
-    assert.ok(!keys.some((key) => key[1] === 5), "nothing of the failed commit remains");
+    assert.equal(keys.length, 20);
+    assert.ok(
+      !keys.some((key) => key[1] === 5 || key[1] === 7),
+      "nothing of failed commits remains",
+    );
+    const side = await other.execute("SELECT count(*) FROM side");
+    assert.equal(Number(side.rows[0][0]), 0, "nor anything their failed statements wrote");
+    other.close();
+    const later = await store.commit({ set: [{ key: ["after"], value: Uint8Array.of(1) }] });
+    assert.ok(later.ok);
+    await store.close();
+  });
+
+  test("a write that ends the whole transaction fails its whole group, and nothing lands", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
+    const other = createClient({ url });
+    await other.execute(
+      `CREATE TRIGGER undo BEFORE INSERT ON kv WHEN NEW.value = x'dd'
+       BEGIN SELECT RAISE(ROLLBACK, 'transaction undone'); END`,
+    );
+    other.close();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        store.commit({
+          set: [{ key: ["undone", i], value: Uint8Array.of(i === 2 ? 0xdd : i) }],
+        })),
+    );
+    assert.ok(outcomes.every((outcome) => outcome.status === "rejected"));
+    assert.deepEqual(await store.list({ prefix: ["undone"] }), []);
     const later = await store.commit({ set: [{ key: ["after"], value: Uint8Array.of(1) }] });
     assert.ok(later.ok);
     await store.close();

@@ -3,7 +3,7 @@
  * that `@libsql/client` itself uses for `file:` URLs. Going to the driver
  * directly lets the store prepare each statement once per connection (the
  * client prepares every statement again on every call) and run a group of
- * commits in one transaction with one savepoint per commit.
+ * commits in one transaction, each commit of several writes in its own savepoint.
  *
  * @module
  */
@@ -227,7 +227,8 @@ export class NativeConnection implements SqlSession {
    * are read inside the transaction, after the commits before it in the
    * group, so they see exactly what a serial order would; a commit whose
    * checks fail writes nothing, and a commit whose writes fail is rolled back
-   * to its savepoint alone. Each landed commit gets its own version.
+   * alone (to its savepoint, or with its one failed statement). Each landed
+   * commit gets its own version.
    *
    * @param plans the group, in arrival order
    * @returns one outcome per plan
@@ -245,16 +246,22 @@ export class NativeConnection implements SqlSession {
         // Taken before the savepoint: a reservation of versions survives a
         // failed write of this commit.
         const version = formatVersion(lease.peek());
-        s.savepoint.run();
+        // A failing statement undoes its own changes and leaves the
+        // transaction open, so a commit of one write needs no savepoint
+        // (unless the error ended the transaction: then the group fails).
+        const savepoint = plan.writes.length > 1;
+        if (savepoint) s.savepoint.run();
         try {
           writeAll(s, plan, version);
         } catch (error) {
-          if (isBusy(error)) throw error;
-          s.rollbackTo.run();
-          s.release.run();
+          if (isBusy(error) || !this.#db.inTransaction) throw error;
+          if (savepoint) {
+            s.rollbackTo.run();
+            s.release.run();
+          }
           return { error };
         }
-        s.release.run();
+        if (savepoint) s.release.run();
         lease.take();
         return { ok: true, version };
       });
