@@ -119,31 +119,62 @@ describe("libsqlStore group commit", () => {
     const url = freshUrl();
     const store = libsqlStore({ url });
     await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
-    // Another connection makes one key unwritable with a trigger that aborts.
+    // Another connection makes one key unwritable with a trigger that writes
+    // elsewhere, then aborts: what the failed statement did must go too.
     const other = createClient({ url });
+    await other.execute("CREATE TABLE side (key BLOB)");
     await other.execute(
       `CREATE TRIGGER poison BEFORE INSERT ON kv WHEN NEW.value = x'ee'
-       BEGIN SELECT RAISE(ABORT, 'poisoned write'); END`,
+       BEGIN INSERT INTO side VALUES (NEW.key); SELECT RAISE(ABORT, 'poisoned write'); END`,
     );
-    other.close();
+    // Commit 5 fails on its second write, commit 7 on its only one.
     const outcomes = await Promise.allSettled(
       Array.from({ length: 12 }, (_, i) =>
         store.commit({
-          set: [
+          set: i === 7 ? [{ key: ["group", i, "only"], value: Uint8Array.of(0xee) }] : [
             { key: ["group", i, "first"], value: Uint8Array.of(i) },
             { key: ["group", i, "second"], value: Uint8Array.of(i === 5 ? 0xee : i) },
           ],
         })),
     );
     outcomes.forEach((outcome, i) => {
-      if (i === 5) {
+      if (i === 5 || i === 7) {
         assert.equal(outcome.status, "rejected");
         assert.ok(isFloretError(outcome.reason, "storage_failure"), String(outcome.reason));
       } else assert.ok(outcome.status === "fulfilled" && outcome.value.ok, `commit ${i}`);
     });
     const keys = (await store.list({ prefix: ["group"] })).map((e) => e.key);
-    assert.equal(keys.length, 22);
-    assert.ok(!keys.some((key) => key[1] === 5), "nothing of the failed commit remains");
+    assert.equal(keys.length, 20);
+    assert.ok(
+      !keys.some((key) => key[1] === 5 || key[1] === 7),
+      "nothing of failed commits remains",
+    );
+    const side = await other.execute("SELECT count(*) FROM side");
+    assert.equal(Number(side.rows[0][0]), 0, "nor anything their failed statements wrote");
+    other.close();
+    const later = await store.commit({ set: [{ key: ["after"], value: Uint8Array.of(1) }] });
+    assert.ok(later.ok);
+    await store.close();
+  });
+
+  test("a write that ends the whole transaction fails its whole group, and nothing lands", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
+    const other = createClient({ url });
+    await other.execute(
+      `CREATE TRIGGER undo BEFORE INSERT ON kv WHEN NEW.value = x'dd'
+       BEGIN SELECT RAISE(ROLLBACK, 'transaction undone'); END`,
+    );
+    other.close();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        store.commit({
+          set: [{ key: ["undone", i], value: Uint8Array.of(i === 2 ? 0xdd : i) }],
+        })),
+    );
+    assert.ok(outcomes.every((outcome) => outcome.status === "rejected"));
+    assert.deepEqual(await store.list({ prefix: ["undone"] }), []);
     const later = await store.commit({ set: [{ key: ["after"], value: Uint8Array.of(1) }] });
     assert.ok(later.ok);
     await store.close();
@@ -186,6 +217,72 @@ describe("libsqlStore group commit", () => {
       [5, second.ok ? second.version : ""],
     ]);
     await store.close();
+  });
+
+  test("a group that meets another connection's write lock waits, then lands whole", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url, synchronous: "normal", busyTimeoutMs: 1 });
+    const first = await store.commit({ set: [{ key: ["held"], value: Uint8Array.of(1) }] });
+    assert.ok(first.ok);
+    const other = createClient({ url });
+    const held = await other.transaction("write");
+    await held.execute("SELECT 1 FROM kv LIMIT 1");
+    let settled = false;
+    const pending = Array.from({ length: 3 }, (_, i) =>
+      store.commit({
+        checks: [{ key: ["held"], version: first.version }],
+        set: [{ key: ["waited", i], value: Uint8Array.of(i) }],
+      }).finally(() => {
+        settled = true;
+      }));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(settled, false, "no commit lands while another connection holds the lock");
+    await held.commit();
+    other.close();
+    const results = await Promise.all(pending);
+    assert.ok(results.every((result) => result.ok));
+    assert.equal(new Set(results.map((r) => r.ok && r.version)).size, 3, "one version each");
+    assert.equal((await store.list({ prefix: ["waited"] })).length, 3);
+    await store.close();
+  });
+
+  test("versions grow in commit order across connections that share the file", async () => {
+    const url = freshUrl();
+    const a = libsqlStore({ url });
+    const b = libsqlStore({ url });
+    // A store on a shared client bumps the counter by one per commit.
+    const client = createClient({ url });
+    const shared = libsqlStore({ client });
+    const versions: string[] = [];
+    const commit = async (store: typeof a, key: number): Promise<void> => {
+      const result = await store.commit({
+        set: [{ key: ["order", key], value: Uint8Array.of(1) }],
+      });
+      assert.ok(result.ok);
+      versions.push(result.version);
+    };
+    // Past the end of a's first block of versions, then alternating writers.
+    for (let i = 0; i < 1100; i++) await commit(a, i);
+    const order = [b, a, shared, a, b, b, shared, shared, a, b, a];
+    for (const [i, store] of order.entries()) await commit(store, 1100 + i);
+    // And groups of concurrent commits from both connections at once.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => commit(i % 2 ? a : b, 2000 + i)));
+    const serial = versions.slice(0, 1100 + order.length);
+    serial.forEach((version, i) => {
+      if (i > 0) {
+        assert.ok(version > serial[i - 1], `commit ${i}: ${version} after ${serial[i - 1]}`);
+      }
+    });
+    assert.ok(versions.slice(serial.length).every((version) => version > serial.at(-1)!));
+    assert.equal(new Set(versions).size, versions.length, "no version handed out twice");
+    const stored = await shared.list({ prefix: ["order"] });
+    assert.deepEqual(
+      stored.map((entry) => entry.version).sort(),
+      [...versions].sort(),
+      "every entry carries the version its commit returned",
+    );
+    await Promise.all([a.close(), b.close(), shared.close()]);
+    client.close();
   });
 
   test("200 concurrent commits share transactions: far fewer WAL frames than commits", async () => {

@@ -16,9 +16,13 @@ export type GroupOutcome = KvCommitResult | { error: unknown };
 
 /**
  * Runs one group in one transaction and returns one outcome per plan, in
- * order. Throwing fails every commit of the group (nothing of it landed).
+ * order. Throwing (or rejecting) fails every commit of the group (nothing of
+ * it landed). A runner that finished synchronously returns the outcomes
+ * themselves, so the group settles without another promise hop.
  */
-export type GroupRunner = (plans: readonly CommitPlan[]) => Promise<GroupOutcome[]>;
+export type GroupRunner = (
+  plans: readonly CommitPlan[],
+) => GroupOutcome[] | Promise<GroupOutcome[]>;
 
 /** Bounds on one group, so a flood of commits never holds the write lock for long. */
 export interface GroupLimits {
@@ -38,11 +42,23 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown })
+  .setImmediate;
+
+/**
+ * Calls `callback` on a later turn of the event loop, after every queued
+ * promise job.
+ *
+ * @param callback what to run then
+ */
+export function onNextTurn(callback: () => void): void {
+  if (immediate) immediate(callback);
+  else setTimeout(callback, 0);
+}
+
 /** Resolves on a later turn of the event loop, after every queued promise job. */
 export function nextTurn(): Promise<void> {
-  const immediate =
-    (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
-  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+  return new Promise((resolve) => onNextTurn(resolve));
 }
 
 function sizeOf(plan: CommitPlan): number {
@@ -98,10 +114,13 @@ export class GroupCommitter {
     return new Promise((resolve) => this.#drained.push(resolve));
   }
 
+  // Bound once: scheduling a group then allocates nothing but the queue entry.
+  readonly #flushNow = (): void => this.#flush();
+
   #schedule(): void {
     if (this.#busy) return; // the running group schedules the next one when it ends
     this.#busy = true;
-    void nextTurn().then(() => this.#flush());
+    onNextTurn(this.#flushNow);
   }
 
   #take(): Waiting[] {
@@ -116,10 +135,31 @@ export class GroupCommitter {
     return this.#waiting.splice(0, count);
   }
 
-  async #flush(): Promise<void> {
+  // A runner that finished synchronously (the usual case) settles its group
+  // right here; only a retried group waits for its promise.
+  #flush(): void {
     const group = this.#take();
+    let outcomes: GroupOutcome[] | Promise<GroupOutcome[]>;
     try {
-      const outcomes = await this.#run(group.map((waiting) => waiting.plan));
+      outcomes = this.#run(group.map((waiting) => waiting.plan));
+    } catch (error) {
+      this.#settle(group, error);
+      return;
+    }
+    if (Array.isArray(outcomes)) this.#settle(group, undefined, outcomes);
+    else {
+      outcomes.then(
+        (landed) => this.#settle(group, undefined, landed),
+        (error) => this.#settle(group, error),
+      );
+    }
+  }
+
+  #settle(group: readonly Waiting[], error: unknown, outcomes?: readonly GroupOutcome[]): void {
+    if (outcomes === undefined) {
+      const failure = storageFailure(error, "commit");
+      for (const waiting of group) waiting.reject(failure);
+    } else {
       group.forEach((waiting, i) => {
         const outcome = outcomes[i];
         if (outcome === undefined) {
@@ -127,12 +167,9 @@ export class GroupCommitter {
         } else if ("error" in outcome) waiting.reject(storageFailure(outcome.error, "commit"));
         else waiting.resolve(outcome);
       });
-    } catch (error) {
-      const failure = storageFailure(error, "commit");
-      for (const waiting of group) waiting.reject(failure);
     }
     if (this.#waiting.length > 0) {
-      void nextTurn().then(() => this.#flush());
+      onNextTurn(this.#flushNow);
       return;
     }
     this.#busy = false;

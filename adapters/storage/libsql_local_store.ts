@@ -20,7 +20,7 @@ import type {
 import { GroupCommitter } from "./libsql_group_commit.ts";
 import { localPath, NativeConnection } from "./libsql_native.ts";
 import { applyPragmas, type PragmaSettings, prepareSchema } from "./libsql_schema.ts";
-import { retryBusy, storageFailure } from "./libsql_statements.ts";
+import { isBusy, retryBusy, storageFailure } from "./libsql_statements.ts";
 
 /**
  * Opens the local store. Nothing touches the file until the first call.
@@ -34,6 +34,8 @@ export function localStore(url: string, settings: PragmaSettings): KvStore {
   let connection: NativeConnection | undefined;
   let ready: Promise<NativeConnection> | undefined;
   let closed = false;
+  // Whether `ready` resolved: the schema is prepared and `connection` is usable.
+  let opened = false;
 
   // The new connection becomes current only once its pragmas hold, so no
   // operation ever runs without the busy timeout or the synchronous level.
@@ -61,8 +63,8 @@ export function localStore(url: string, settings: PragmaSettings): KvStore {
     if (!connection) throw new FloretError("storage_failure", "Store is closed: libsqlStore");
     return connection;
   };
-  const attempt = <T>(work: (db: NativeConnection) => T): Promise<T> =>
-    retryBusy(() => Promise.resolve().then(() => work(current())), recover);
+  const attempt = <T>(work: (db: NativeConnection) => T, failed?: { error: unknown }): Promise<T> =>
+    retryBusy(() => Promise.resolve().then(() => work(current())), recover, failed);
 
   const connect = (): Promise<NativeConnection> => {
     if (closed) {
@@ -70,9 +72,13 @@ export function localStore(url: string, settings: PragmaSettings): KvStore {
     }
     ready ??= retryBusy(fresh)
       .then(() => attempt((db) => prepareSchema(db)))
-      .then(() => current())
+      .then(() => {
+        opened = true;
+        return current();
+      })
       .catch((error) => {
         ready = undefined; // let a later call try again after a transient failure
+        opened = false;
         connection?.close();
         connection = undefined;
         throw storageFailure(error, "open");
@@ -80,7 +86,17 @@ export function localStore(url: string, settings: PragmaSettings): KvStore {
     return ready;
   };
 
-  const committer = new GroupCommitter((plans) => attempt((db) => db.runGroup(plans)));
+  // A group runs synchronously on the current connection, so it settles on
+  // the turn it ran; only after SQLITE_BUSY (nothing of it landed) does it go
+  // through recovery and the asynchronous retries of `attempt`.
+  const committer = new GroupCommitter((plans) => {
+    try {
+      return current().runGroup(plans);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      return attempt((db) => db.runGroup(plans), { error });
+    }
+  });
 
   // Calls made before close() still complete: close waits for them.
   const inFlight = new Set<Promise<unknown>>();
@@ -101,6 +117,16 @@ export function localStore(url: string, settings: PragmaSettings): KvStore {
     },
 
     commit(op: KvCommit): Promise<KvCommitResult> {
+      // Once open, a commit goes straight to the committer, whose drain()
+      // close() awaits; only a commit that still waits for the connection is
+      // tracked here.
+      if (connection && opened && !closed) {
+        try {
+          return committer.submit(planCommit(op));
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
       return track(commit(op));
     },
 

@@ -130,24 +130,32 @@ const RETRY_BUDGET_MS = 30_000;
  * @param work the operation; must be safe to repeat after a busy failure
  * @param recover runs after each busy failure, before the backoff (a busy
  *   failure inside it only means the next attempt recovers again)
+ * @param failed the failure of a first attempt the caller already made
+ *   itself (synchronously): recovery and backoff then come first
  * @returns its result
  */
 export async function retryBusy<T>(
   work: () => Promise<T>,
   recover?: () => Promise<void>,
+  failed?: { error: unknown },
 ): Promise<T> {
   const deadline = Date.now() + RETRY_BUDGET_MS;
+  let failure = failed;
   for (let attempt = 1;; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isBusy(error) || Date.now() >= deadline) throw error;
-      await recover?.().catch((failure) => {
-        if (!isBusy(failure)) throw failure;
-      });
-      const delay = Math.min(200, 2 ** attempt) * (0.5 + Math.random());
-      await new Promise((resolve) => setTimeout(resolve, delay));
+    if (failure === undefined) {
+      try {
+        return await work();
+      } catch (error) {
+        failure = { error };
+      }
     }
+    if (!isBusy(failure.error) || Date.now() >= deadline) throw failure.error;
+    failure = undefined;
+    await recover?.().catch((problem) => {
+      if (!isBusy(problem)) throw problem;
+    });
+    const delay = Math.min(200, 2 ** attempt) * (0.5 + Math.random());
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 
