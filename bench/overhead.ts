@@ -62,8 +62,9 @@ function openStore(
           synchronous === "full"
             ? "adapter default: fsync of the WAL on every transaction"
             : "no fsync per transaction"
-        }), group commit: commits that arrive together share one transaction (one savepoint ` +
-        `and its own checks each), prepared statements reused; ${PERSISTED}`,
+        }), group commit: commits that arrive together share one transaction, each with its ` +
+        `own checks (and a savepoint when it writes more than one row), prepared statements ` +
+        `reused, versions from blocks reserved in the counter row; ${PERSISTED}`,
       cleanup: () => {
         const size = (path: string): number => {
           try {
