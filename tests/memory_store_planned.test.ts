@@ -8,7 +8,7 @@ import { Journal } from "../src/journal/journal.ts";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
 import { planOwnedCommit } from "../src/spi/kv_commit_plan.ts";
 import { encodeKey } from "../src/spi/key_codec.ts";
-import { PLANNED_COMMIT, plannedCommitOf } from "../src/spi/kv_planned_commit.ts";
+import { PLANNED_COMMIT, plannedCommitOf, plannedVersionOf } from "../src/spi/kv_planned_commit.ts";
 
 /** The same store seen only through the public SPI (no planned path). */
 function publicOnly(store: KvStore): KvStore {
@@ -230,4 +230,38 @@ test("commitNow lands a thread commit in the same tick only on a synchronous sto
     () => plain.commitNow({ expected: null, record: first }),
     (error: { code?: string }) => error.code === "internal",
   );
+});
+
+test("the planned version read answers as getMany does, closed store included; a replaced getMany disables it", async () => {
+  const store = memoryStore();
+  const version = plannedVersionOf(store);
+  assert.ok(version, "memoryStore offers the version read");
+  assert.equal(version(["a", 1]), null);
+  const committed = await store.commit({
+    set: [{ key: ["a", 1], value: new TextEncoder().encode("{}") }],
+  });
+  assert.ok(committed.ok);
+  const [entry] = await store.getMany([["a", 1]]);
+  assert.equal(version(["a", 1]), entry!.version);
+  assert.equal(version(["a", 1]), committed.version);
+  assert.equal(version(["a", 2]), null);
+  assert.throws(() => version([{} as never]), { code: "invalid_input" });
+  await assert.rejects(store.getMany([[{} as never]]), { code: "invalid_input" });
+
+  const wrapped: KvStore = { ...store, getMany: (keys) => store.getMany(keys) };
+  assert.equal(plannedVersionOf(wrapped), undefined);
+  assert.equal(plannedVersionOf(publicOnly(store)), undefined);
+
+  // Through the journal: the same version either way, and storage_failure once closed.
+  const direct = await Journal.open(store);
+  const viaWrapper = await Journal.open(wrapped);
+  await direct.commit({ expected: null, record: record(0, "2026-12-01T00:00:01.000Z", false) });
+  const current = await direct.thread("t1");
+  assert.equal(await direct.threadVersion("t1"), current!.version);
+  assert.equal(await viaWrapper.threadVersion("t1"), current!.version);
+  assert.equal(await direct.threadVersion("t2"), null);
+  await store.close();
+  assert.throws(() => version(["a", 1]));
+  await assert.rejects(direct.threadVersion("t1"), { code: "storage_failure" });
+  await assert.rejects(viaWrapper.threadVersion("t1"), { code: "storage_failure" });
 });

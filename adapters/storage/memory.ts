@@ -131,16 +131,17 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
 
   const commit = (op: KvCommit): Promise<KvCommitResult> => guard(() => apply(planCommit(op)));
 
+  const getMany = (keys: readonly KvKey[]): Promise<(KvEntry | null)[]> =>
+    guard(() =>
+      planGet(keys).map((bytes) => {
+        const id = bytesToMapKey(bytes);
+        const slot = slots.get(id);
+        return slot ? toEntry(id, slot) : null;
+      })
+    );
+
   return {
-    getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
-      return guard(() =>
-        planGet(keys).map((bytes) => {
-          const id = bytesToMapKey(bytes);
-          const slot = slots.get(id);
-          return slot ? toEntry(id, slot) : null;
-        })
-      );
-    },
+    getMany,
 
     list(selector: KvSelector, options?: KvListOptions): Promise<KvEntry[]> {
       return guard(() => {
@@ -171,6 +172,12 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
       planned(plan: CommitPlan | OwnedPlan): KvCommitResult {
         if (closed) throw closedError();
         return apply(plan);
+      },
+      getMany,
+      // A thread's version check (every waitForIdle) needs no entry built.
+      version(key: KvKey): string | null {
+        if (closed) throw closedError();
+        return slots.get(bytesToMapKey(planGet([key])[0]))?.version ?? null;
       },
     },
 

@@ -18,6 +18,7 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
+import type { ProviderMessage } from "../provider/gateway.ts";
 
 /** Marks the failures of a run host's commits. */
 export class CommitFailures {
@@ -32,69 +33,25 @@ export class CommitFailures {
    * @returns a host that delegates every call to `host`
    */
   wrap(host: RunHost): RunHost {
-    const mark = <T>(commit: () => Promise<T>): Promise<T> => {
-      let pending: Promise<T>;
-      try {
-        pending = commit();
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
-      return pending.catch((error: unknown) => {
-        const marker = new Error("A commit of the run failed", { cause: error });
-        this.#failures.set(marker, error);
-        throw marker;
-      });
-    };
-    const admitChildEvents = host.admitChildEvents?.bind(host);
-    const wrapped: RunHost = {
-      get history(): HistoryReader {
-        return host.history;
-      },
-      // Memory only, set when the turn starts; read through so the host stays the owner.
-      get supplementalContext(): readonly SupplementalContext[] | undefined {
-        return host.supplementalContext;
-      },
-      get interactions(): InteractionsReader {
-        return host.interactions;
-      },
-      get openCalls(): OpenCallsReader {
-        return host.openCalls;
-      },
-      stepSignal: () => host.stepSignal(),
-      steerCount: () => host.steerCount(),
-      takeSteered: () => host.takeSteered(),
-      secrets: () => host.secrets(),
-      commitEntries: (entries: NewEntry[], artifacts: Artifact[]) =>
-        mark(() => host.commitEntries(entries, artifacts)),
-      // Parking commits the `waiting` status: its failure is the store's too.
-      park: () => mark(() => host.park()),
-      signal: host.signal,
-      toolSignal: host.toolSignal,
-      observing: host.observing,
-      stopRequested: () => host.stopRequested(),
-      progress: (phase, step, attempt) => host.progress(phase, step, attempt),
-      liveDelta: (step, kind, delta) => {
-        this.liveStep = step;
-        host.liveDelta(step, kind, delta);
-      },
-      dropLive: (step) => host.dropLive(step),
-      commitStep: (
-        step: NewStep,
-        end?: { outcome: TurnOutcome; steers?: number },
-        also?: NewEntry[],
-      ) => mark(() => host.commitStep(step, end, also)),
-      commitResults: (results: NewResults, artifacts: Artifact[], also?: NewEntry[]) =>
-        mark(() => host.commitResults(results, artifacts, also)),
-      commitCompaction: (entry: NewCompaction) => mark(() => host.commitCompaction(entry)),
-      endTurn: (outcome: TurnOutcome, failure?: TurnFailure) =>
-        mark(() => host.endTurn(outcome, failure)),
-      batchStarted: (batch) => host.batchStarted(batch),
-      observe: (type, detail) => host.observe(type, detail),
-      newId: (prefix) => host.newId(prefix),
-    };
-    // Optional, so present only when the host has it (sub-agent facts commit too).
-    if (admitChildEvents) wrapped.admitChildEvents = () => mark(admitChildEvents);
-    return wrapped;
+    return new MarkedHost(host, this);
+  }
+
+  /**
+   * Runs a commit; its failure (thrown or rejected) becomes a marker error
+   * that {@link causeOf} recognises.
+   */
+  mark<T>(commit: () => Promise<T>): Promise<T> {
+    let pending: Promise<T>;
+    try {
+      pending = commit();
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return pending.catch((error: unknown) => {
+      const marker = new Error("A commit of the run failed", { cause: error });
+      this.#failures.set(marker, error);
+      throw marker;
+    });
   }
 
   /**
@@ -107,5 +64,122 @@ export class CommitFailures {
     return typeof error === "object" && error !== null && this.#failures.has(error)
       ? this.#failures.get(error)
       : undefined;
+  }
+}
+
+/**
+ * The run host {@link CommitFailures.wrap} returns: every call goes to the
+ * thread's host, commits through {@link CommitFailures.mark}. A class, not an
+ * object literal of closures: every run makes one, and its methods live once
+ * on the prototype.
+ */
+class MarkedHost implements RunHost {
+  readonly #host: RunHost;
+  readonly #failures: CommitFailures;
+  readonly signal: AbortSignal;
+  readonly toolSignal: AbortSignal;
+  readonly observing: boolean;
+  // Optional, so an own property only when the host has it (sub-agent facts commit too).
+  declare admitChildEvents?: () => Promise<boolean>;
+
+  constructor(host: RunHost, failures: CommitFailures) {
+    this.#host = host;
+    this.#failures = failures;
+    this.signal = host.signal;
+    this.toolSignal = host.toolSignal;
+    this.observing = host.observing;
+    const admitChildEvents = host.admitChildEvents?.bind(host);
+    if (admitChildEvents) this.admitChildEvents = () => failures.mark(admitChildEvents);
+  }
+
+  get history(): HistoryReader {
+    return this.#host.history;
+  }
+
+  // Memory only, set when the turn starts; read through so the host stays the owner.
+  get supplementalContext(): readonly SupplementalContext[] | undefined {
+    return this.#host.supplementalContext;
+  }
+
+  get interactions(): InteractionsReader {
+    return this.#host.interactions;
+  }
+
+  get openCalls(): OpenCallsReader {
+    return this.#host.openCalls;
+  }
+
+  stepSignal(): AbortSignal {
+    return this.#host.stepSignal();
+  }
+
+  steerCount(): number {
+    return this.#host.steerCount();
+  }
+
+  takeSteered(): boolean {
+    return this.#host.takeSteered();
+  }
+
+  secrets(): ReadonlyMap<string, ProviderMessage> {
+    return this.#host.secrets();
+  }
+
+  commitEntries(entries: NewEntry[], artifacts: Artifact[]): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.commitEntries(entries, artifacts));
+  }
+
+  // Parking commits the `waiting` status: its failure is the store's too.
+  park(): Promise<"parked" | "runnable" | "lost"> {
+    return this.#failures.mark(() => this.#host.park());
+  }
+
+  stopRequested(): boolean {
+    return this.#host.stopRequested();
+  }
+
+  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
+    this.#host.progress(phase, step, attempt);
+  }
+
+  liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {
+    this.#failures.liveStep = step;
+    this.#host.liveDelta(step, kind, delta);
+  }
+
+  dropLive(step: number): void {
+    this.#host.dropLive(step);
+  }
+
+  commitStep(
+    step: NewStep,
+    end?: { outcome: TurnOutcome; steers?: number },
+    also?: NewEntry[],
+  ): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.commitStep(step, end, also));
+  }
+
+  commitResults(results: NewResults, artifacts: Artifact[], also?: NewEntry[]): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.commitResults(results, artifacts, also));
+  }
+
+  commitCompaction(entry: NewCompaction): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.commitCompaction(entry));
+  }
+
+  endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.endTurn(outcome, failure));
+  }
+
+  batchStarted(batch: Promise<unknown>): void {
+    this.#host.batchStarted(batch);
+  }
+
+  observe(type: string, detail: Record<string, unknown>): void {
+    this.#host.observe(type, detail);
+  }
+
+  newId(prefix: string): string {
+    return this.#host.newId(prefix);
   }
 }

@@ -14,6 +14,7 @@ import {
   type OwnedWrite,
   type PlannedCommit,
   plannedCommitOf,
+  plannedVersionOf,
 } from "../spi/kv_planned_commit.ts";
 import { checkStoredShape, decodeJson, decodeValue, encodeText, encodeValue } from "./codec.ts";
 import {
@@ -67,10 +68,13 @@ export class Journal {
   readonly #store: KvStore;
   // The store's internal fast path for thread commits, when it offers one.
   readonly #planned: PlannedCommit | undefined;
+  // The store's synchronous version read, when it offers one (the memory store).
+  readonly #version: ((key: KvKey) => string | null) | undefined;
 
   private constructor(store: KvStore) {
     this.#store = store;
     this.#planned = plannedCommitOf(store);
+    this.#version = plannedVersionOf(store);
   }
 
   /**
@@ -150,9 +154,12 @@ export class Journal {
    * The version of a thread's record, without decoding it (`null` when it is
    * missing): enough to tell whether a record held in memory is still current.
    */
-  async threadVersion(threadId: string): Promise<string | null> {
-    const [entry] = await guard(() => this.#store.getMany([keys.thread(threadId)]));
-    return entry ? entry.version : null;
+  threadVersion(threadId: string): Promise<string | null> {
+    const version = this.#version;
+    if (version) return guard(() => Promise.resolve(version(keys.thread(threadId))));
+    return guard(() => this.#store.getMany([keys.thread(threadId)])).then(([entry]) =>
+      entry ? entry.version : null
+    );
   }
 
   /** Reads several thread records at once (`null` for missing ones). */

@@ -50,12 +50,25 @@ export function titleStateOf(record: ThreadRecord, now: number = Date.now()): Ti
  * attachment's name. `undefined` when neither gives any text.
  */
 export function fallbackTitle(input: AdmittedInput): string | undefined {
-  const line = input.text.split(/\r\n|\r|\n/).map(collapse).find((text) => text !== "");
-  const name = (input.attachments ?? [])
-    .map((attachment) => (attachment as { name?: unknown } | null)?.name)
-    .find((value): value is string => typeof value === "string" && collapse(value) !== "");
-  const text = line ?? (name === undefined ? undefined : collapse(name));
-  if (text === undefined) return undefined;
+  // Every admitted first message passes here: collapse lines only up to the first
+  // non-empty one, and look at attachments only when the text has none.
+  let text: string | undefined;
+  for (const line of input.text.split(/\r\n|\r|\n/)) {
+    const collapsed = collapse(line);
+    if (collapsed !== "") {
+      text = collapsed;
+      break;
+    }
+  }
+  if (text === undefined) {
+    const name = (input.attachments ?? [])
+      .map((attachment) => (attachment as { name?: unknown } | null)?.name)
+      .find((value): value is string => typeof value === "string" && collapse(value) !== "");
+    if (name === undefined) return undefined;
+    text = collapse(name);
+  }
+  // No more UTF-16 units than the limit means no more code points either.
+  if (text.length <= MAX_FALLBACK_TITLE) return text;
   const chars = Array.from(text);
   return chars.length <= MAX_FALLBACK_TITLE ? text : chars.slice(0, MAX_FALLBACK_TITLE).join("");
 }

@@ -72,10 +72,11 @@ export class TurnTimeline {
   /**
    * The facts of a turn that ended: a final answer only for a completed turn;
    * waits still open at its end count up to its end.
+   *
+   * @param start the turn's start, ms since the epoch (its `turn_started` time)
+   * @param end its end, likewise (its `turn_ended` time)
    */
-  facts(turnId: string, startedAt: string, endedAt: string, completed: boolean): TurnFacts {
-    const start = Date.parse(startedAt);
-    const end = Date.parse(endedAt);
+  facts(turnId: string, start: number, end: number, completed: boolean): TurnFacts {
     for (const [key, wait] of this.#openWaits) {
       if (wait.turnId === turnId) this.#closeWait(key, end);
     }

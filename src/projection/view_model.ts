@@ -384,16 +384,38 @@ export class ViewModel {
   #turnEnded(entry: TurnEndedEntry): void {
     const index = this.#turnIndex.get(entry.turnId);
     if (index === undefined) return;
-    const turn = { ...this.turns.at(index)!, outcome: entry.outcome, endedAt: entry.at };
-    turn.durationMs = Date.parse(entry.at) - Date.parse(turn.startedAt);
-    Object.assign(
-      turn,
-      this.#timeline.facts(entry.turnId, turn.startedAt, entry.at, entry.outcome === "completed"),
-    );
-    if (entry.failure) turn.failure = { ...entry.failure };
-    // Rebuilt by a literal (in the common shape), so ended turns share one
-    // object shape and the views' copy of all turns stays on V8's fast path.
-    this.turns.set(index, copyTurn(turn));
+    const open = this.turns.at(index)!;
+    const start = Date.parse(open.startedAt);
+    const end = Date.parse(entry.at);
+    const facts = this.#timeline.facts(entry.turnId, start, end, entry.outcome === "completed");
+    if (
+      open.outcome === undefined && open.usage !== undefined && open.retryOf === undefined &&
+      !entry.failure
+    ) {
+      // The common end (first, after a step with usage, not a retry, no failure): built
+      // directly as the literal `copyTurn` would rebuild (same keys, same order), without
+      // the spread and the fields added one by one below.
+      this.turns.set(index, {
+        turnId: open.turnId,
+        startedAt: open.startedAt,
+        finalItemIds: facts.finalItemIds,
+        usage: open.usage,
+        outcome: entry.outcome,
+        endedAt: entry.at,
+        durationMs: end - start,
+        elapsedMs: facts.elapsedMs,
+        waitingMs: facts.waitingMs,
+        workMs: facts.workMs,
+      });
+    } else {
+      const turn = { ...open, outcome: entry.outcome, endedAt: entry.at };
+      turn.durationMs = end - start;
+      Object.assign(turn, facts);
+      if (entry.failure) turn.failure = { ...entry.failure };
+      // Rebuilt by a literal (in the common shape), so ended turns share one
+      // object shape and the views' copy of all turns stays on V8's fast path.
+      this.turns.set(index, copyTurn(turn));
+    }
     this.#turnEndSeq.set(entry.turnId, entry.seq);
     this.#emitTurns();
   }

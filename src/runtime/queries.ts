@@ -194,6 +194,8 @@ function waitOnce(
   ms: number | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  // Nothing to race (no deadline, no poll, no signal): the change itself is the wait.
+  if (ms === undefined && signal === undefined) return change;
   return new Promise((resolve, reject) => {
     const timer = ms === undefined ? undefined : setTimeout(finish, ms);
     const onAbort = (): void => {

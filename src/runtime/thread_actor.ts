@@ -68,6 +68,7 @@ export class ThreadActor {
   #lastSeq = 0;
   #tail: Promise<unknown> = Promise.resolve();
   #queued = 0;
+  // The resolvers of `nextStatusChange` promises; each is called once, then dropped.
   readonly #statusWaiters = new Set<() => void>();
   /** A commit failed: memory may differ from the store until the next read. */
   #unsure = false;
@@ -339,7 +340,7 @@ export class ThreadActor {
   publishStatus(): void {
     this.publisher.push({ op: "component", name: "status", value: this.status });
     this.publisher.push({ op: "component", name: "queue", value: this.queueView() });
-    for (const wake of this.#statusWaiters) wake();
+    this.#wakeStatusWaiters();
   }
 
   /** The run executing now, if this process runs the thread's active turn. */
@@ -422,13 +423,16 @@ export class ThreadActor {
 
   /** Resolves at the next status change. */
   nextStatusChange(): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.#statusWaiters.delete(wake);
-        resolve();
-      };
-      this.#statusWaiters.add(wake);
-    });
+    // The resolver itself waits (no wrapper closure per wait: every waitForIdle asks for one).
+    return new Promise((resolve) => void this.#statusWaiters.add(resolve));
+  }
+
+  /** Settles every `nextStatusChange` promise given out so far; later ones wait for the next change. */
+  #wakeStatusWaiters(): void {
+    if (this.#statusWaiters.size === 0) return;
+    const waiters = [...this.#statusWaiters];
+    this.#statusWaiters.clear();
+    for (const wake of waiters) wake();
   }
 
   /** The queue as hosts see it. */
@@ -506,7 +510,7 @@ export class ThreadActor {
     this.publisher.touch();
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
-    for (const wake of this.#statusWaiters) wake();
+    this.#wakeStatusWaiters();
   }
 
   /** A local run whose turn another host ended (say, cancelled) must stop: it can commit nothing more. */

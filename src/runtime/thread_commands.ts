@@ -5,6 +5,7 @@
  */
 import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
+import { fingerprintOf } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -21,11 +22,10 @@ export async function create(
   ctx: ServiceContext,
   command: { requestKey: string; title?: string },
 ): Promise<{ threadId: string; view: ThreadView }> {
-  const key = await commandKey(
-    { threadId: STORE_SCOPE, requestKey: command.requestKey },
-    "create",
-    { title: command.title ?? null },
-  );
+  const scoped = { threadId: STORE_SCOPE, requestKey: command.requestKey };
+  const key = command.title === undefined
+    ? { ...scoped, op: "create", fingerprint: await untitledFingerprint() }
+    : await commandKey(scoped, "create", { title: command.title });
   return retryStale(async () => {
     ctx.assertOpen();
     const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
@@ -55,6 +55,15 @@ export async function create(
       view: (await ctx.actors.created({ record, version })).snapshot(),
     };
   });
+}
+
+// Every untitled create has the same input, `{ title: null }`: its SHA-256 is taken once.
+let untitled: Promise<string> | undefined;
+
+/** The fingerprint of an untitled create's input (what `commandKey` would compute for it). */
+function untitledFingerprint(): Promise<string> {
+  untitled ??= fingerprintOf({ title: null });
+  return untitled;
 }
 
 /** Sets a thread's title. */

@@ -122,29 +122,38 @@ function copiedOnRead<K extends "items" | "turns">(
   copy: (value: ThreadView[K][number]) => ThreadView[K][number],
 ): void {
   let copied: ThreadView[K] | undefined;
-  const settle = (target: ThreadView, value: ThreadView[K]): ThreadView[K] => {
-    // A host may have frozen the view: then the accessor stays, serving one copy.
-    if (Object.getOwnPropertyDescriptor(target, key)?.configurable) {
-      Object.defineProperty(target, key, {
-        value,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    }
-    return value;
-  };
   Object.defineProperty(view, key, {
     enumerable: true,
     configurable: true,
     get(this: ThreadView): ThreadView[K] {
       copied ??= copyShared(shared, copy) as ThreadView[K];
-      return settle(this, copied);
+      return settle(this, key, copied);
     },
     set(this: ThreadView, value: ThreadView[K]): void {
-      settle(this, value);
+      settle(this, key, value);
     },
   });
+}
+
+/**
+ * Turns a copied-on-read list into a plain data property holding `value`.
+ * A module function, not a closure per snapshot: every command's view makes two.
+ */
+function settle<K extends "items" | "turns">(
+  target: ThreadView,
+  key: K,
+  value: ThreadView[K],
+): ThreadView[K] {
+  // A host may have frozen the view: then the accessor stays, serving one copy.
+  if (Object.getOwnPropertyDescriptor(target, key)?.configurable) {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return value;
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 
 import type { CommitPlan, PlannedCheck } from "./kv_commit_plan.ts";
-import type { KvCommitResult, KvStore } from "./kv_store.ts";
+import type { KvCommitResult, KvKey, KvStore } from "./kv_store.ts";
 
 /**
  * One write of an {@link OwnedPlan}: as a {@link CommitPlan}'s, except that
@@ -62,6 +62,16 @@ export interface PlannedCommitOffer {
   commit: KvStore["commit"];
   /** See {@link PlannedCommit}. */
   planned: PlannedCommit;
+  /** The store's own `getMany`, which `version` answers like (optional). */
+  getMany?: KvStore["getMany"];
+  /**
+   * The version of one key, `null` when it is missing: what
+   * `(await getMany([key]))[0]?.version ?? null` gives, synchronously, without
+   * building the entry (no key decoded, no value copied); throws what
+   * `getMany` would reject with. Used only while the store's `getMany` is
+   * still the offer's.
+   */
+  version?: (key: KvKey) => string | null;
 }
 
 /** A store that offers the planned-commit path. */
@@ -80,4 +90,17 @@ export function plannedCommitOf(store: KvStore): PlannedCommit | undefined {
   const offer = (store as Partial<PlannedCommitStore>)[PLANNED_COMMIT];
   if (!offer || typeof offer.planned !== "function") return undefined;
   return store.commit === offer.commit ? offer.planned : undefined;
+}
+
+/**
+ * The store's synchronous version read, bound to it, or undefined when it
+ * offers none or its `getMany` was replaced (a wrapper is never bypassed).
+ *
+ * @param store any store
+ * @returns the read, or undefined
+ */
+export function plannedVersionOf(store: KvStore): ((key: KvKey) => string | null) | undefined {
+  const offer = (store as Partial<PlannedCommitStore>)[PLANNED_COMMIT];
+  if (!offer || typeof offer.version !== "function") return undefined;
+  return store.getMany === offer.getMany ? offer.version : undefined;
 }
