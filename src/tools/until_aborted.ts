@@ -7,6 +7,21 @@
  */
 import { unwatchAbort, watchAbort } from "./abort_watch.ts";
 
+/** How a bound listens to its signal: start and stop calling `onAbort` on abort. */
+interface AbortListening {
+  listen(signal: AbortSignal, onAbort: () => void): void;
+  stop(signal: AbortSignal, onAbort: () => void): void;
+}
+
+/** A listener on the signal itself, for signals that are not the engine's. */
+const ON_THE_SIGNAL: AbortListening = {
+  listen: (signal, onAbort) => signal.addEventListener("abort", onAbort, { once: true }),
+  stop: (signal, onAbort) => signal.removeEventListener("abort", onAbort),
+};
+
+/** The engine's shared watcher (one listener per signal, see `watchAbort`). */
+const BY_THE_WATCHER: AbortListening = { listen: watchAbort, stop: unwatchAbort };
+
 /**
  * Settles like `promise`, or rejects with the signal's reason as soon as the
  * signal aborts, whichever comes first.
@@ -16,24 +31,7 @@ import { unwatchAbort, watchAbort } from "./abort_watch.ts";
  * @returns the work's value
  */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+  return bound(promise, signal, ON_THE_SIGNAL);
 }
 
 /**
@@ -46,20 +44,24 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
  * @returns the work's value
  */
 export function untilRunAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return bound(promise, signal, BY_THE_WATCHER);
+}
+
+function bound<T>(promise: Promise<T>, signal: AbortSignal, how: AbortListening): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => {});
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
-    watchAbort(signal, onAbort);
+    how.listen(signal, onAbort);
     promise.then(
       (value) => {
-        unwatchAbort(signal, onAbort);
+        how.stop(signal, onAbort);
         resolve(value);
       },
       (error) => {
-        unwatchAbort(signal, onAbort);
+        how.stop(signal, onAbort);
         reject(error);
       },
     );
