@@ -136,6 +136,8 @@ function apply(batch) {
   }
 }
 
+let shownQueue = "";
+
 function render() {
   document.getElementById("status").textContent =
     view.status + (view.queue.length ? " · " + view.queue.length + " queued" : "");
@@ -143,11 +145,17 @@ function render() {
   document.getElementById("todos").replaceChildren(...(view.todos ?? []).map((todo) =>
     el("li", { className: "todo " + todo.status, textContent: todo.text })
   ));
-  document.getElementById("queue").replaceChildren(...view.queue.map((queued) =>
-    el("div", { className: "queued" }, queued.text + " ",
-      el("button", { textContent: "Edit", onclick: () => editQueued(queued) }),
-      el("button", { textContent: "Remove", onclick: () => call("DELETE", here("/queue/" + encodeURIComponent(queued.id))) }))
-  ));
+  // Rebuilt only when it changed: a streaming turn renders many times a second,
+  // and a button rebuilt under the pointer would never take its click.
+  const queueShown = JSON.stringify(view.queue);
+  if (queueShown !== shownQueue) {
+    shownQueue = queueShown;
+    document.getElementById("queue").replaceChildren(...view.queue.map((queued) =>
+      el("div", { className: "queued" }, queued.text + " ",
+        el("button", { textContent: "Edit", onclick: () => editQueued(queued) }),
+        el("button", { textContent: "Remove", onclick: () => call("DELETE", here("/queue/" + encodeURIComponent(queued.id))) }))
+    ));
+  }
   const box = document.getElementById("items");
   box.replaceChildren(...view.items.map(renderItem));
   box.scrollTop = box.scrollHeight;
