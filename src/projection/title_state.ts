@@ -76,3 +76,15 @@ export function fallbackTitle(input: AdmittedInput): string | undefined {
 function collapse(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
+
+/**
+ * The title as subscribers were told of it, in one string: a change of it
+ * means the title must be published again.
+ *
+ * @param record the thread's record
+ * @returns generation, status and title, joined
+ */
+export function titleKeyOf(record: ThreadRecord): string {
+  const state = titleStateOf(record);
+  return `${state.titleGeneration}|${state.titleStatus}|${state.title ?? ""}`;
+}

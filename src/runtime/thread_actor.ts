@@ -7,6 +7,9 @@
  * @module
  */
 import { nowIso } from "../journal/now_iso.ts";
+import { CommandLock } from "./command_lock.ts";
+import { StatusWakeup } from "./status_wakeup.ts";
+import { stampEntries } from "../journal/entry_stamp.ts";
 import { FloretError } from "../errors.ts";
 import type { Entry, NewEntry } from "../journal/entries.ts";
 import type { Agent } from "../config/agent.ts";
@@ -18,7 +21,7 @@ import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { titleStateOf } from "../projection/title_state.ts";
+import { titleKeyOf, titleStateOf } from "../projection/title_state.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import { PathReader } from "../journal/path_reader.ts";
 import { QuietUntilSwapped } from "../projection/quiet_sink.ts";
@@ -66,10 +69,7 @@ export class ThreadActor {
   #projections!: ThreadProjections;
   #current!: VersionedRecord;
   #lastSeq = 0;
-  #tail: Promise<unknown> = Promise.resolve();
-  #queued = 0;
-  // The resolvers of `nextStatusChange` promises; each is called once, then dropped.
-  readonly #statusWaiters = new Set<() => void>();
+  readonly #statusChange = new StatusWakeup();
   /** A commit failed: memory may differ from the store until the next read. */
   #unsure = false;
   readonly #onCommitFailed: ((actor: ThreadActor) => void) | undefined;
@@ -185,64 +185,14 @@ export class ThreadActor {
    * landed (its reply lost), and only the store can say.
    */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.#queued === 0 && !this.#unsure) return this.#runNow(fn);
-    this.#queued++;
-    if (this.#holding && !this.#held) {
-      // Asked from inside the synchronous part of a command that took the lock
-      // at once (its promise does not exist yet): wait for a gate it opens.
-      let open!: () => void;
-      const promise = new Promise<void>((resolve) => (open = resolve));
-      this.#held = { promise, open };
-      this.#tail = promise;
-    }
-    // Plain callbacks, not an async one: this runs for every commit of every step.
-    const result = this.#tail
-      .then((): T | Promise<T> => this.#unsure ? this.#reload().then(() => fn()) : fn())
-      .finally(() => this.#queued--);
-    this.#tail = result.then(noop, noop);
-    return result;
+    return this.#lock.run(fn);
   }
 
-  /**
-   * {@link exclusive} when nothing holds or waits for the lock (every earlier
-   * command has finished): `fn` starts now instead of a tick later, and the
-   * lock costs one promise instead of four. This runs for every commit of
-   * every step.
-   */
-  #runNow<T>(fn: () => T | Promise<T>): Promise<T> {
-    this.#queued++;
-    this.#holding = true;
-    let result: Promise<T>;
-    try {
-      result = Promise.resolve(fn());
-    } catch (error) {
-      result = Promise.reject(error);
-    } finally {
-      this.#holding = false;
-    }
-    // Registered before the caller can await `result`, so `quiet` reads right
-    // by the time the caller goes on, as with `finally` in `exclusive`.
-    const settled = result.then(this.#release, this.#release);
-    const held = this.#held;
-    this.#held = undefined;
-    // Commands asked for meanwhile already queue behind the gate (and own the tail).
-    if (held) void settled.then(held.open);
-    else this.#tail = settled;
-    return result;
-  }
-
-  /** Whether a command that took the lock at once is still in its synchronous part. */
-  #holding = false;
-  /** The gate commands asked for in that part wait for. */
-  #held: { promise: Promise<void>; open: () => void } | undefined;
-
-  readonly #release = (): void => {
-    this.#queued--;
-  };
+  readonly #lock = new CommandLock(() => this.#unsure, () => this.#reload());
 
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
   get quiet(): boolean {
-    return this.#queued === 0 && !this.#run && !this.record.active &&
+    return !this.#lock.busy && !this.#run && !this.record.active &&
       !this.publisher.hasSubscribers && this.unstored.empty;
   }
 
@@ -258,10 +208,8 @@ export class ThreadActor {
     let entries: Entry[];
     let record: ThreadRecord | null;
     try {
-      const at = nowIso();
-      entries = change.fresh
-        ? (change.entries ?? []).map((entry) => stamp(entry, ++seq, at))
-        : (change.entries ?? []).map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
+      entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
+      seq += entries.length;
       record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     } catch (error) {
       return Promise.reject(error);
@@ -326,7 +274,7 @@ export class ThreadActor {
     // An append (every step of a run) keeps the record, so the status cannot have moved, nor
     // the title, unless a pending claim's deadline passed meanwhile (titleStateOf reads the clock).
     if (record || this.record.titleStatus === "pending") {
-      if (titleKey(this.record) !== this.#titleShown) this.#publishTitle();
+      if (titleKeyOf(this.record) !== this.#titleShown) this.#publishTitle();
     }
     if (record && this.status !== statusBefore) this.publishStatus();
   }
@@ -340,7 +288,7 @@ export class ThreadActor {
   publishStatus(): void {
     this.publisher.push({ op: "component", name: "status", value: this.status });
     this.publisher.push({ op: "component", name: "queue", value: this.queueView() });
-    this.#wakeStatusWaiters();
+    this.#statusChange.wakeAll();
   }
 
   /** The run executing now, if this process runs the thread's active turn. */
@@ -423,16 +371,7 @@ export class ThreadActor {
 
   /** Resolves at the next status change. */
   nextStatusChange(): Promise<void> {
-    // The resolver itself waits (no wrapper closure per wait: every waitForIdle asks for one).
-    return new Promise((resolve) => void this.#statusWaiters.add(resolve));
-  }
-
-  /** Settles every `nextStatusChange` promise given out so far; later ones wait for the next change. */
-  #wakeStatusWaiters(): void {
-    if (this.#statusWaiters.size === 0) return;
-    const waiters = [...this.#statusWaiters];
-    this.#statusWaiters.clear();
-    for (const wake of waiters) wake();
+    return this.#statusChange.next();
   }
 
   /** The queue as hosts see it. */
@@ -468,7 +407,7 @@ export class ThreadActor {
   #titleShown: string | undefined;
 
   #publishTitle(): void {
-    this.#titleShown = titleKey(this.record);
+    this.#titleShown = titleKeyOf(this.record);
     const state = titleStateOf(this.record);
     this.publisher.push({ op: "component", name: "title", value: state.title ?? null });
     this.publisher.push({ op: "component", name: "titleState", value: state });
@@ -505,12 +444,12 @@ export class ThreadActor {
     this.#unsure = false;
     this.#projections = projections;
     this.#current = current;
-    this.#titleShown = titleKey(current.record);
+    this.#titleShown = titleKeyOf(current.record);
     this.#lastSeq = Math.max(current.record.seq, lastEntrySeq);
     this.publisher.touch();
     this.#releaseLostRun();
     this.publisher.resyncAll("thread reloaded from the journal");
-    this.#wakeStatusWaiters();
+    this.#statusChange.wakeAll();
   }
 
   /** A local run whose turn another host ended (say, cancelled) must stop: it can commit nothing more. */
@@ -558,20 +497,4 @@ export class ThreadActor {
       throw new FloretError("thread_not_found", `Thread not found: ${this.threadId}`);
     }
   }
-}
-
-function noop(): void {}
-
-/** Numbers a fresh entry in place: the same fields, in the same order, as `{ ...entry, seq, at }`. */
-function stamp(entry: NewEntry, seq: number, at: string): Entry {
-  const stamped = entry as Entry;
-  stamped.seq = seq;
-  stamped.at = at;
-  return stamped;
-}
-
-/** What subscribers have been told of the title; a change publishes it again. */
-function titleKey(record: ThreadRecord): string {
-  const state = titleStateOf(record);
-  return `${state.titleGeneration}|${state.titleStatus}|${state.title ?? ""}`;
 }
