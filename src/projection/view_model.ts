@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { Usage } from "../provider/gateway.ts";
 import type { ThreadItem, Todo, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
 import type {
@@ -138,7 +139,7 @@ export class ViewModel {
         kind,
         turnId,
         runId,
-        createdAt: new Date().toISOString(),
+        createdAt: nowIso(),
         text: delta,
         live: true,
       });

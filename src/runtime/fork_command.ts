@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { Entry, NewEntry, TurnOutcome } from "../journal/entries.ts";
@@ -46,7 +47,7 @@ export async function fork(
       return { cut, entries, sourceRecord: source.record, sourceVersion: source.versioned.version };
     });
     const forkId = newId("thread");
-    const now = new Date().toISOString();
+    const now = nowIso();
     const { own, lastTurn } = settleCut(plan.entries, now, plan.cut);
     const record: ThreadRecord = {
       id: forkId,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { type Agent, isAgent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { querySchemas } from "../validation/command_schemas.ts";
@@ -198,7 +199,7 @@ class EngineHost implements Host {
       await this.recover();
       // Reads may have loaded actors before recovery wrote: they catch up (and wake their waiters).
       for (const actor of this.#actors.all()) await actor.exclusive(() => actor.sync());
-      this.#observe({ type: "host.activated", at: new Date().toISOString() });
+      this.#observe({ type: "host.activated", at: nowIso() });
     });
   }
 
@@ -211,7 +212,7 @@ class EngineHost implements Host {
       );
     }
     const report = await prepareRestore(this.#journal, this.#actors, this.#ownership);
-    this.#observe({ type: "host.restore_prepared", at: new Date().toISOString(), ...report });
+    this.#observe({ type: "host.restore_prepared", at: nowIso(), ...report });
     return report;
   }
 

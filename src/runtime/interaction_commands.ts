@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { InteractionResolution, NewEntry } from "../journal/entries.ts";
@@ -201,7 +202,7 @@ async function commitResolution(
       ...record,
       status: "running",
       active: { turnId: state.turnId, runId },
-      updatedAt: new Date().toISOString(),
+      updatedAt: nowIso(),
     };
     delete next.waiting;
   }
@@ -224,7 +225,7 @@ async function commitResolution(
       threadId: actor.threadId,
       turnId: state.turnId,
       runId: carrier?.runId,
-      at: new Date().toISOString(),
+      at: nowIso(),
       interactionId: state.id,
       kind: state.kind,
       // The decision, or how many answers: never their values.

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import type { QueuedItem } from "../journal/thread_record.ts";
 import type { ThreadView } from "../projection/view_types.ts";
@@ -61,7 +62,7 @@ export function editQueued(
       queued === item ? { ...queued, input: { ...queued.input, text } } : queued
     );
     await actor.commit({
-      record: { ...actor.record, queue, updatedAt: new Date().toISOString() },
+      record: { ...actor.record, queue, updatedAt: nowIso() },
       request: claimOf(key),
     });
     actor.publishStatus();

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { Journal } from "../journal/journal.ts";
 import { keys } from "../journal/keys.ts";
 import type { ObservationEvent } from "../observation/events.ts";
@@ -54,7 +55,7 @@ export async function recoverThreads(
       threadId,
       turnId: active.turnId,
       runId: active.runId,
-      at: new Date().toISOString(),
+      at: nowIso(),
       outcome: actor.view.turns.at(-1)?.outcome,
     });
   }

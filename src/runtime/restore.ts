@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import type { Journal } from "../journal/journal.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -80,7 +81,7 @@ async function prepareThread(actor: ThreadActor, report: RestoreReport): Promise
   const record: ThreadRecord = {
     ...base,
     queue: [],
-    updatedAt: new Date().toISOString(),
+    updatedAt: nowIso(),
   };
   if (queued.length > 0) record.restoredInputs = [...(base.restoredInputs ?? []), ...queued];
   await actor.commit({ record, entries: settled?.entries });

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { NewEntry, TurnFailure, TurnOutcome } from "../journal/entries.ts";
 import { settleOpenCalls } from "../projection/open_calls.ts";
 import type { InteractionState } from "../projection/interactions.ts";
@@ -129,7 +130,7 @@ export function planRecovery(actor: ThreadActor): ActorChange | undefined {
     ...actor.record,
     status: "waiting",
     waiting: { turnId: active.turnId, runId: active.runId },
-    updatedAt: new Date().toISOString(),
+    updatedAt: nowIso(),
   };
   delete record.active;
   return { record, entries };

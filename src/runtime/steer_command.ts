@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { ThreadView } from "../projection/view_types.ts";
@@ -39,7 +40,7 @@ export function steer(
       );
     }
     await actor.commit({
-      record: { ...actor.record, updatedAt: new Date().toISOString() },
+      record: { ...actor.record, updatedAt: nowIso() },
       entries: [{ kind: "steer", turnId: turn.turnId, steerId: newId("steer"), text }],
       request: claimOf(key),
     });

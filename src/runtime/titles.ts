@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { Agent } from "../config/agent.ts";
 import { requestTitle, TITLE_TIMEOUT_MS } from "../engine/title_request.ts";
 import type { AdmittedInput } from "../journal/entries.ts";
@@ -138,7 +139,7 @@ export class TitleJobs {
       problem = error instanceof Error ? error.message : String(error);
     }
     const installed = await this.#install(threadId, generation, title);
-    const at = new Date().toISOString();
+    const at = nowIso();
     if (!installed) this.#observe({ type: "title.dropped", threadId, at, generation });
     else if (title !== undefined) this.#observe({ type: "title.ready", threadId, at, generation });
     else {
@@ -170,7 +171,7 @@ export class TitleJobs {
           ? endClaim(record, "failed")
           : { ...endClaim(record, "failed"), title, titleStatus: "ready" as const };
         await actor.commit({
-          record: { ...next, updatedAt: new Date().toISOString() },
+          record: { ...next, updatedAt: nowIso() },
           delete: [keys.titlePending(threadId)],
         });
         return true;

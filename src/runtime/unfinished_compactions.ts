@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { CompactionStartedEntry, NewEntry } from "../journal/entries.ts";
 import type { ObservationEvent } from "../observation/events.ts";
 import { recordOf } from "../projection/context_model.ts";
@@ -78,7 +79,7 @@ export function observeStopped(
 ): void {
   for (const entry of entries ?? []) {
     if (entry.kind !== "compaction" || !entry.interrupted) continue;
-    const at = new Date().toISOString();
+    const at = nowIso();
     const event: ObservationEvent = { type: "compaction", threadId, turnId: entry.turnId, at };
     if (entry.runId !== undefined) event.runId = entry.runId;
     observe({ ...event, ...recordOf(entry) });

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { ChildEvent } from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
 import type { ServiceContext } from "../runtime/service_context.ts";
@@ -89,7 +90,7 @@ function factsOf(view: ThreadView): { at: string; event: ChildEvent }[] {
       : `answers: ${(interaction.questions ?? []).map((q) => q.prompt).join(" / ")}`;
     facts.push({
       // When it opened, so a question asked before another child finished comes first.
-      at: interaction.createdAt ?? new Date().toISOString(),
+      at: interaction.createdAt ?? nowIso(),
       event: {
         key: `${childThreadId}/${interaction.id}/${fact}`,
         childThreadId,

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { nowIso } from "../journal/now_iso.ts";
 import type { Agent } from "../config/agent.ts";
 import { newId } from "../identity/ids.ts";
 import { encodeValue } from "../journal/codec.ts";
@@ -87,7 +88,7 @@ export async function spawnChild(
       if (!claimed.ok) throw new StaleThreadError(orphan);
       return orphan;
     }
-    const now = new Date().toISOString();
+    const now = nowIso();
     const record: ThreadRecord = {
       id: newId("thread"),
       createdAt: now,
