@@ -219,6 +219,34 @@ describe("libsqlStore group commit", () => {
     await store.close();
   });
 
+  test("sequential commits that rewrite the keys they check land whole or not at all", async () => {
+    const store = libsqlStore({ url: freshUrl() });
+    const value = (n: number) => Uint8Array.of(n);
+    const first = await store.commit({ set: [{ key: ["seq", "a"], value: value(1) }] });
+    assert.ok(first.ok);
+    let version = first.version;
+    for (let i = 2; i < 40; i++) {
+      // One commit alone at a time: each runs as one statement whose checks
+      // must see the table before its own writes.
+      const landed = await store.commit({
+        checks: [{ key: ["seq", "a"], version }, { key: ["seq", "b", i], version: null }],
+        set: [{ key: ["seq", "b", i], value: value(i) }, { key: ["seq", "a"], value: value(i) }],
+      });
+      assert.ok(landed.ok && landed.version > version, `commit ${i}`);
+      const refused = await store.commit({
+        checks: [{ key: ["seq", "a"], version }],
+        set: [{ key: ["seq", "a"], value: value(0) }, { key: ["seq", "c", i], value: value(0) }],
+      });
+      assert.deepEqual(refused, { ok: false }, `stale check ${i}`);
+      version = landed.version;
+    }
+    const [a] = await store.getMany([["seq", "a"]]);
+    assert.deepEqual([a?.value, a?.version], [value(39), version]);
+    assert.equal((await store.list({ prefix: ["seq", "b"] })).length, 38);
+    assert.deepEqual(await store.list({ prefix: ["seq", "c"] }), []);
+    await store.close();
+  });
+
   test("a group that meets another connection's write lock waits, then lands whole", async () => {
     const url = freshUrl();
     const store = libsqlStore({ url, synchronous: "normal", busyTimeoutMs: 1 });

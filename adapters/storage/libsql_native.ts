@@ -3,7 +3,8 @@
  * that `@libsql/client` itself uses for `file:` URLs. Going to the driver
  * directly lets the store prepare each statement once per connection (the
  * client prepares every statement again on every call) and run a group of
- * commits in one transaction, each commit of several writes in its own savepoint.
+ * commits in one transaction: each commit as one statement where it fits
+ * (libsql_fused.ts), otherwise a commit of several writes in its own savepoint.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import type Database from "libsql";
 import type { InStatement } from "@libsql/client";
 import { FloretError, formatVersion } from "@floret/engine/spi";
 import type { CommitPlan, KvScan } from "@floret/engine/spi";
+import { fusable, fusedArgs, fusedShape, fusedSql } from "./libsql_fused.ts";
 import type { GroupOutcome } from "./libsql_group_commit.ts";
 import type { SqlSession } from "./libsql_schema.ts";
 import { loadClient, loadConfig, loadDriver } from "./libsql_peers.ts";
@@ -115,6 +117,8 @@ export class NativeConnection implements SqlSession {
   readonly protocol = "file";
   readonly #db: Connection;
   #prepared: Prepared | undefined;
+  // One-statement commits (libsql_fused.ts), prepared per shape on first use.
+  #fused = new Map<number, Statement>();
   readonly #versions = new VersionBlocks();
   readonly #readCounter = (): bigint => BigInt((this.#statements().counter.get() as [bigint])[0]);
   readonly #writeCounter = (last: bigint): void => {
@@ -152,6 +156,16 @@ export class NativeConnection implements SqlSession {
     prepared.checkWithCounter.raw(true).safeIntegers(true);
     this.#prepared = prepared;
     return prepared;
+  }
+
+  #fusedStatement(plan: CommitPlan, guarded: boolean): Statement {
+    const shape = fusedShape(plan, guarded);
+    let statement = this.#fused.get(shape);
+    if (statement === undefined) {
+      statement = this.#db.prepare(fusedSql(plan.checks.length, plan.writes.length, guarded));
+      this.#fused.set(shape, statement);
+    }
+    return statement;
   }
 
   #runOne(statement: InStatement): { rows: ArrayLike<unknown>[] } {
@@ -251,6 +265,10 @@ export class NativeConnection implements SqlSession {
     try {
       const lease = this.#lease();
       const outcomes = plans.map((plan): GroupOutcome => {
+        // A commit of one write costs less as its check reads plus the
+        // write (measured: about 3 us more per commit as one statement);
+        // from two writes on, one statement saves the savepoint's two calls.
+        if (plan.writes.length > 1 && fusable(plan)) return this.#fusedInGroup(plan, lease);
         if (!checksHold(s, plan)) return { ok: false };
         // Taken before the savepoint: a reservation of versions survives a
         // failed write of this commit.
@@ -283,13 +301,58 @@ export class NativeConnection implements SqlSession {
     }
   }
 
+  // One commit of a group as one statement: it writes all or nothing by
+  // itself, so it needs no savepoint, and a failed write undoes only it
+  // (unless the error ended the transaction: then the group fails).
+  #fusedInGroup(plan: CommitPlan, lease: VersionLease): GroupOutcome {
+    // Taken before the statement: a reservation of versions survives a
+    // failed or refused commit.
+    const version = formatVersion(lease.peek());
+    let changes: number;
+    try {
+      changes = this.#fusedStatement(plan, false).run(fusedArgs(plan, version, undefined)).changes;
+    } catch (error) {
+      if (isBusy(error) || !this.#db.inTransaction) throw error;
+      return { error };
+    }
+    if (changes !== plan.writes.length) return { ok: false };
+    lease.take();
+    return { ok: true, version };
+  }
+
   /**
-   * A group of one (every commit of a sequential writer): its transaction is
-   * its savepoint, so the SAVEPOINT and RELEASE statements are left out and a
-   * failed write rolls the whole transaction back. Same outcomes as
-   * {@link runGroup} with one plan.
+   * A group of one (every commit of a sequential writer). When the
+   * connection holds a version block and the commit fits one statement, that
+   * statement is the whole transaction (autocommit), guarded by the counter
+   * row; otherwise, or when the statement changed nothing (a check failed,
+   * or another writer moved the counter), the commit runs in an explicit
+   * transaction, which is also its savepoint, so SAVEPOINT and RELEASE are
+   * left out and a failed write rolls the whole transaction back. Same
+   * outcomes as {@link runGroup} with one plan.
    */
   #runAlone(plan: CommitPlan): GroupOutcome {
+    const held = this.#versions.held();
+    if (held !== undefined && fusable(plan)) {
+      const version = formatVersion(held.next);
+      let changes: number;
+      try {
+        changes = this.#fusedStatement(plan, true).run(fusedArgs(plan, version, held.last))
+          .changes;
+      } catch (error) {
+        // Busy: nothing ran, and the caller retries. Anything else may have
+        // failed while committing, landed or not: the block is given up.
+        this.#failed();
+        throw error;
+      }
+      if (changes === plan.writes.length) {
+        this.#versions.used();
+        return { ok: true, version };
+      }
+    }
+    return this.#runInTransaction(plan);
+  }
+
+  #runInTransaction(plan: CommitPlan): GroupOutcome {
     const s = this.#statements();
     this.#db.exec(SQL.begin);
     try {
@@ -337,6 +400,7 @@ export class NativeConnection implements SqlSession {
   /** Closes the connection (the driver finishes closing once its statements are collected). */
   close(): void {
     this.#prepared = undefined;
+    this.#fused.clear();
     if (this.#db.open) this.#db.close();
   }
 }

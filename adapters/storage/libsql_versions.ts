@@ -22,7 +22,7 @@
 export const VERSION_BLOCK = 1024n;
 
 /** The part of a reserved block this connection has not handed out yet. */
-interface Held {
+export interface Held {
   /** The next version to hand out. */
   next: bigint;
   /** The block's end, as stored in the counter row when it was reserved. */
@@ -44,6 +44,23 @@ export class VersionBlocks {
     return new VersionLease(this.#held, read, write, (held) => {
       this.#held = held;
     });
+  }
+
+  /**
+   * The held block, when it has a version left: a commit that runs outside a
+   * transaction may take `next` only if its own statement finds the counter
+   * row still at `last` (see libsql_fused.ts).
+   *
+   * @returns the block, or undefined when the next commit must reserve one
+   */
+  held(): Readonly<Held> | undefined {
+    const held = this.#held;
+    return held !== undefined && held.next <= held.last ? held : undefined;
+  }
+
+  /** Marks the held block's next version as used, by a commit that landed. */
+  used(): void {
+    this.#held!.next += 1n;
   }
 
   /**
