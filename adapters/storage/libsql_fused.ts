@@ -26,64 +26,42 @@ import type { CommitPlan } from "@floret/engine/spi";
 export const FUSED_MAX = 8;
 
 /**
- * How many keys a commit sets (its writes that are not deletes).
+ * Whether a commit can run as one statement: it sets one to
+ * {@link FUSED_MAX} keys, deletes none (a delete of a missing key changes no
+ * row, so the count of changed rows would no longer tell whether the checks
+ * held), and has at most {@link FUSED_MAX} checks.
  *
  * @param plan a validated commit
- * @returns the number of writes with a value
- */
-export function setCount(plan: CommitPlan): number {
-  let sets = 0;
-  for (const write of plan.writes) if (write.value !== null) sets += 1;
-  return sets;
-}
-
-/**
- * Whether a commit's checks and sets fit one statement: it sets one to
- * {@link FUSED_MAX} keys and has at most {@link FUSED_MAX} checks. Its
- * deletes, if any, run as their own statements after it, inside the same
- * transaction (a delete of a missing key changes no row, so deletes cannot
- * join the statement whose count of changed rows tells whether the checks
- * held).
- *
- * @param plan a validated commit
- * @returns true when {@link fusedSql} covers its checks and sets
- */
-export function fusableSets(plan: CommitPlan): boolean {
-  const sets = setCount(plan);
-  return sets > 0 && sets <= FUSED_MAX && plan.checks.length <= FUSED_MAX;
-}
-
-/**
- * Whether a whole commit is one statement: {@link fusableSets} holds and it
- * deletes nothing.
- *
- * @param plan a validated commit
- * @returns true when {@link fusedSql} covers all of it
+ * @returns true when {@link fusedSql} covers it
  */
 export function fusable(plan: CommitPlan): boolean {
-  return fusableSets(plan) && setCount(plan) === plan.writes.length;
+  const writes = plan.writes;
+  if (writes.length === 0 || writes.length > FUSED_MAX || plan.checks.length > FUSED_MAX) {
+    return false;
+  }
+  for (const write of writes) if (write.value === null) return false;
+  return true;
 }
 
 /**
  * A small number naming the statement shape, for a per-connection cache.
  *
- * @param checks how many checks
- * @param sets how many sets
+ * @param plan a commit for which {@link fusable} holds
  * @param guarded whether the statement also checks the counter row
- * @returns a distinct index per (checks, sets, guarded)
+ * @returns a distinct index per (checks, writes, guarded)
  */
-export function fusedShape(checks: number, sets: number, guarded: boolean): number {
-  return ((checks * (FUSED_MAX + 1) + sets) << 1) | (guarded ? 1 : 0);
+export function fusedShape(plan: CommitPlan, guarded: boolean): number {
+  return ((plan.checks.length * (FUSED_MAX + 1) + plan.writes.length) << 1) | (guarded ? 1 : 0);
 }
 
 /**
- * The statement for a shape. Parameters, in order: the version, each set's
+ * The statement for a shape. Parameters, in order: the version, each write's
  * key and value, the counter's expected value (guarded only), each check's
  * key and expected version. It changes exactly `writes` rows when every
  * condition held, and none otherwise.
  *
  * @param checks how many checks
- * @param writes how many sets (at least one)
+ * @param writes how many writes (at least one)
  * @param guarded whether the counter row must hold a given value
  * @returns the SQL text
  */
@@ -104,9 +82,9 @@ export function fusedSql(checks: number, writes: number, guarded: boolean): stri
 }
 
 /**
- * The parameters of {@link fusedSql} for one commit (its deletes left out).
+ * The parameters of {@link fusedSql} for one commit.
  *
- * @param plan a commit for which {@link fusableSets} holds
+ * @param plan a commit for which {@link fusable} holds
  * @param version the version its writes get
  * @param counter the counter value a guarded statement requires, or
  *   undefined for an unguarded one
@@ -118,7 +96,7 @@ export function fusedArgs(
   counter: bigint | undefined,
 ): unknown[] {
   const args: unknown[] = [version];
-  for (const write of plan.writes) if (write.value !== null) args.push(write.key, write.value);
+  for (const write of plan.writes) args.push(write.key, write.value);
   if (counter !== undefined) args.push(counter);
   for (const check of plan.checks) args.push(check.key, check.version);
   return args;

@@ -13,7 +13,7 @@ import type Database from "libsql";
 import type { InStatement } from "@libsql/client";
 import { FloretError, formatVersion } from "@floret/engine/spi";
 import type { CommitPlan, KvScan } from "@floret/engine/spi";
-import { fusable, fusableSets, fusedArgs, fusedShape, fusedSql, setCount } from "./libsql_fused.ts";
+import { fusable, fusedArgs, fusedShape, fusedSql } from "./libsql_fused.ts";
 import type { GroupOutcome } from "./libsql_group_commit.ts";
 import type { SqlSession } from "./libsql_schema.ts";
 import { loadClient, loadConfig, loadDriver } from "./libsql_peers.ts";
@@ -158,28 +158,14 @@ export class NativeConnection implements SqlSession {
     return prepared;
   }
 
-  #fusedStatement(plan: CommitPlan, sets: number, guarded: boolean): Statement {
-    const shape = fusedShape(plan.checks.length, sets, guarded);
+  #fusedStatement(plan: CommitPlan, guarded: boolean): Statement {
+    const shape = fusedShape(plan, guarded);
     let statement = this.#fused.get(shape);
     if (statement === undefined) {
-      statement = this.#db.prepare(fusedSql(plan.checks.length, sets, guarded));
+      statement = this.#db.prepare(fusedSql(plan.checks.length, plan.writes.length, guarded));
       this.#fused.set(shape, statement);
     }
     return statement;
-  }
-
-  // Inside an open transaction: the checks and sets of `plan` as one
-  // statement, then its deletes. False, with nothing written, when a check
-  // failed; a failing delete throws with the sets already written (the
-  // caller undoes them).
-  #writeFused(plan: CommitPlan, version: string): boolean {
-    const sets = setCount(plan);
-    const args = fusedArgs(plan, version, undefined);
-    if (this.#fusedStatement(plan, sets, false).run(args).changes !== sets) return false;
-    if (sets === plan.writes.length) return true;
-    const s = this.#statements();
-    for (const write of plan.writes) if (write.value === null) s.delete.run([write.key]);
-    return true;
   }
 
   #runOne(statement: InStatement): { rows: ArrayLike<unknown>[] } {
@@ -281,8 +267,8 @@ export class NativeConnection implements SqlSession {
       const outcomes = plans.map((plan): GroupOutcome => {
         // A commit of one write costs less as its check reads plus the
         // write (measured: about 3 us more per commit as one statement);
-        // from two writes on, one statement saves calls.
-        if (plan.writes.length > 1 && fusableSets(plan)) return this.#fusedInGroup(plan, lease);
+        // from two writes on, one statement saves the savepoint's two calls.
+        if (plan.writes.length > 1 && fusable(plan)) return this.#fusedInGroup(plan, lease);
         if (!checksHold(s, plan)) return { ok: false };
         // Taken before the savepoint: a reservation of versions survives a
         // failed write of this commit.
@@ -315,31 +301,21 @@ export class NativeConnection implements SqlSession {
     }
   }
 
-  // One commit of a group as one statement (plus its deletes). Without
-  // deletes it writes all or nothing by itself, so it needs no savepoint, and
-  // a failed write undoes only it (unless the error ended the transaction:
-  // then the group fails); with deletes, a savepoint undoes its sets when a
-  // delete fails.
+  // One commit of a group as one statement: it writes all or nothing by
+  // itself, so it needs no savepoint, and a failed write undoes only it
+  // (unless the error ended the transaction: then the group fails).
   #fusedInGroup(plan: CommitPlan, lease: VersionLease): GroupOutcome {
-    const s = this.#statements();
     // Taken before the statement: a reservation of versions survives a
     // failed or refused commit.
     const version = formatVersion(lease.peek());
-    const savepoint = !fusable(plan);
-    if (savepoint) s.savepoint.run();
-    let landed: boolean;
+    let changes: number;
     try {
-      landed = this.#writeFused(plan, version);
+      changes = this.#fusedStatement(plan, false).run(fusedArgs(plan, version, undefined)).changes;
     } catch (error) {
       if (isBusy(error) || !this.#db.inTransaction) throw error;
-      if (savepoint) {
-        s.rollbackTo.run();
-        s.release.run();
-      }
       return { error };
     }
-    if (savepoint) s.release.run();
-    if (!landed) return { ok: false };
+    if (changes !== plan.writes.length) return { ok: false };
     lease.take();
     return { ok: true, version };
   }
@@ -360,8 +336,8 @@ export class NativeConnection implements SqlSession {
       const version = formatVersion(held.next);
       let changes: number;
       try {
-        const statement = this.#fusedStatement(plan, plan.writes.length, true);
-        changes = statement.run(fusedArgs(plan, version, held.last)).changes;
+        changes = this.#fusedStatement(plan, true).run(fusedArgs(plan, version, held.last))
+          .changes;
       } catch (error) {
         // Busy: nothing ran, and the caller retries. Anything else may have
         // failed while committing, landed or not: the block is given up.
@@ -378,12 +354,6 @@ export class NativeConnection implements SqlSession {
 
   #runInTransaction(plan: CommitPlan): GroupOutcome {
     const s = this.#statements();
-    // A commit with deletes never runs as one statement: its checks and sets
-    // run as one here, then its deletes. A commit without deletes that fits
-    // one statement is here only after that statement changed nothing, or
-    // with no block held: the path below reads its checks one by one, which
-    // tells a failed check from a moved counter.
-    if (plan.writes.length > setCount(plan) && fusableSets(plan)) return this.#runFused(plan);
     this.#db.exec(SQL.begin);
     try {
       let stored: bigint | undefined;
@@ -405,34 +375,6 @@ export class NativeConnection implements SqlSession {
         if (isBusy(error)) throw error;
         s.rollback.run();
         return { error };
-      }
-      lease.take();
-      this.#db.exec(SQL.commit);
-      lease.committed();
-      return { ok: true, version };
-    } catch (error) {
-      this.#failed();
-      throw error;
-    }
-  }
-
-  #runFused(plan: CommitPlan): GroupOutcome {
-    const s = this.#statements();
-    this.#db.exec(SQL.begin);
-    try {
-      const lease = this.#lease();
-      const version = formatVersion(lease.peek());
-      let landed: boolean;
-      try {
-        landed = this.#writeFused(plan, version);
-      } catch (error) {
-        if (isBusy(error)) throw error;
-        s.rollback.run();
-        return { error };
-      }
-      if (!landed) {
-        s.rollback.run();
-        return { ok: false };
       }
       lease.take();
       this.#db.exec(SQL.commit);
