@@ -157,6 +157,47 @@ describe("libsqlStore group commit", () => {
     await store.close();
   });
 
+  test("a commit whose delete fails leaves none of its sets, alone or in a group", async () => {
+    const url = freshUrl();
+    const store = libsqlStore({ url });
+    const kept = ["kept"];
+    await store.commit({ set: [{ key: kept, value: Uint8Array.of(1) }] });
+    const other = createClient({ url });
+    await other.execute(
+      `CREATE TRIGGER keep BEFORE DELETE ON kv WHEN OLD.value = x'01'
+       BEGIN SELECT RAISE(ABORT, 'kept row'); END`,
+    );
+    other.close();
+    const failing = (i: number): KvCommit => ({
+      checks: [{ key: ["deleting", i, "a"], version: null }],
+      set: [
+        { key: ["deleting", i, "a"], value: Uint8Array.of(2) },
+        { key: ["deleting", i, "b"], value: Uint8Array.of(2) },
+      ],
+      delete: [kept],
+    });
+    // Alone (sequential), then inside a group between commits that land.
+    await assert.rejects(store.commit(failing(0)), (e) => isFloretError(e, "storage_failure"));
+    const outcomes = await Promise.allSettled([
+      store.commit({ set: [{ key: ["deleting", 1, "ok"], value: Uint8Array.of(3) }] }),
+      store.commit(failing(2)),
+      store.commit({
+        set: [
+          { key: ["deleting", 3, "ok"], value: Uint8Array.of(3) },
+          { key: ["deleting", 3, "too"], value: Uint8Array.of(3) },
+        ],
+        delete: [["deleting", "absent"]],
+      }),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected", "fulfilled"]);
+    assert.deepEqual(
+      (await store.list({ prefix: ["deleting"] })).map((e) => e.key),
+      [["deleting", 1, "ok"], ["deleting", 3, "ok"], ["deleting", 3, "too"]],
+    );
+    assert.equal((await store.getMany([kept]))[0]?.value[0], 1);
+    await store.close();
+  });
+
   test("a write that ends the whole transaction fails its whole group, and nothing lands", async () => {
     const url = freshUrl();
     const store = libsqlStore({ url });
