@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compareBytes, decodeKey, encodeKey, isFloretError, planCommit } from "@floret/engine/spi";
 import { newId } from "../src/identity/ids.ts";
+import { encodeKeyWithNumber } from "../src/spi/key_codec.ts";
 
 /** The string part's encoding by the format's definition: tag, escaped UTF-8, terminator. */
 function reference(part: string): number[] {
@@ -94,4 +95,18 @@ test("ids drawn from the random pool are distinct and well formed", () => {
   }
   // 2,000 random 40-bit tails: a repeat would mean the pool hands out bytes twice.
   assert.equal(seen.size, 2000);
+});
+
+test("a prefix's bytes extended by a number equal the whole tuple's encoding", () => {
+  const numbers = [0, -0, 1, 2, 255, 256, 1e9, 2 ** 53, -1, -1e-9, 0.5, Infinity, -Infinity];
+  for (const prefix of [["entry", "thread_01abc"], ["x"], ["é", 3, "a\u0000b"]]) {
+    const bytes = encodeKey(prefix);
+    for (const n of numbers) {
+      assert.deepEqual(encodeKeyWithNumber(bytes, n), encodeKey([...prefix, n]), `${prefix} ${n}`);
+    }
+    // The prefix is read, never changed, and each result is its own buffer.
+    assert.deepEqual(bytes, encodeKey(prefix));
+    assert.notEqual(encodeKeyWithNumber(bytes, 1), encodeKeyWithNumber(bytes, 1));
+    assert.throws(() => encodeKeyWithNumber(bytes, NaN), isInvalid);
+  }
 });

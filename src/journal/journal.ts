@@ -8,7 +8,7 @@
 import { FloretError } from "../errors.ts";
 import type { KvCommit, KvCommitResult, KvKey, KvStore } from "../spi/kv_store.ts";
 import { checkedOwnPlan, type PlannedCheck } from "../spi/kv_commit_plan.ts";
-import { encodeKey } from "../spi/key_codec.ts";
+import { encodeKey, encodeKeyWithNumber } from "../spi/key_codec.ts";
 import {
   type OwnedPlan,
   type OwnedWrite,
@@ -366,8 +366,14 @@ function landedVersion(result: KvCommitResult, change: ThreadCommit): string | n
 /** Where a thread commit's checks and writes go: a store operation, or a plan. */
 interface CommitSink {
   check(key: KvKey, version: string | null): void;
+  /** Checks `keys.thread(threadId)` (every commit does, first). */
+  checkThread(threadId: string, version: string | null): void;
   /** Writes a JSON value (see codec.ts). */
   set(key: KvKey, value: unknown): void;
+  /** Writes the thread record at `keys.thread(threadId)`. */
+  setThread(threadId: string, record: ThreadRecord): void;
+  /** Writes an entry at `keys.entry(threadId, entry.seq)`. */
+  setEntry(threadId: string, entry: Entry): void;
   /** Writes an empty value (an index row or a marker). */
   mark(key: KvKey): void;
   remove(key: KvKey): void;
@@ -379,8 +385,17 @@ class OpSink implements CommitSink {
   check(key: KvKey, version: string | null): void {
     this.op.checks.push({ key, version });
   }
+  checkThread(threadId: string, version: string | null): void {
+    this.check(keys.thread(threadId), version);
+  }
   set(key: KvKey, value: unknown): void {
     this.op.set.push({ key, value: encodeValue(value) });
+  }
+  setThread(threadId: string, record: ThreadRecord): void {
+    this.set(keys.thread(threadId), record);
+  }
+  setEntry(threadId: string, entry: Entry): void {
+    this.set(keys.entry(threadId, entry.seq), entry);
   }
   mark(key: KvKey): void {
     this.op.set.push({ key, value: new Uint8Array() });
@@ -401,8 +416,18 @@ class PlanSink implements CommitSink {
   check(key: KvKey, version: string | null): void {
     this.#checks.push({ key: encodeKey(key), version });
   }
+  checkThread(threadId: string, version: string | null): void {
+    this.#checks.push({ key: threadKeysOf(threadId).thread, version });
+  }
   set(key: KvKey, value: unknown): void {
     this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
+  }
+  setThread(threadId: string, record: ThreadRecord): void {
+    this.#writes.push({ key: threadKeysOf(threadId).thread, value: encodeText(record) });
+  }
+  setEntry(threadId: string, entry: Entry): void {
+    const key = encodeKeyWithNumber(threadKeysOf(threadId).entries, entry.seq);
+    this.#writes.push({ key, value: encodeText(entry) });
   }
   mark(key: KvKey): void {
     this.#writes.push({ key: encodeKey(key), value: new Uint8Array() });
@@ -428,10 +453,9 @@ function commitOf(change: ThreadCommit): Required<KvCommit> {
 function writeCommit(change: ThreadCommit, sink: CommitSink): void {
   const { record, expected } = change;
   const threadId = record?.id ?? expected!.record.id;
-  const threadKey = keys.thread(threadId);
-  sink.check(threadKey, expected?.version ?? null);
+  sink.checkThread(threadId, expected?.version ?? null);
   if (record) {
-    sink.set(threadKey, record);
+    sink.setThread(threadId, record);
     if (expected?.record.updatedAt !== record.updatedAt) {
       if (expected) {
         sink.remove(keys.updated(Date.parse(expected.record.updatedAt), record.id));
@@ -446,9 +470,7 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
       sink.remove(keys.active(record.id));
     }
   }
-  for (const entry of change.entries ?? []) {
-    sink.set(keys.entry(threadId, entry.seq), entry);
-  }
+  for (const entry of change.entries ?? []) sink.setEntry(threadId, entry);
   if (change.request) {
     const key = keys.request(change.request.scope, change.request.key);
     sink.check(key, null);
@@ -457,6 +479,33 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
   for (const extra of change.set ?? []) sink.set(extra.key, extra.value);
   for (const key of change.delete ?? []) sink.remove(key);
   for (const check of change.checks ?? []) sink.check(check.key, check.version);
+}
+
+/** A thread's encoded record key and entry prefix, which every commit to it needs. */
+interface ThreadKeys {
+  /** `encodeKey(keys.thread(id))`; shared by plans, which only read their keys. */
+  thread: Uint8Array;
+  /** `encodeKey(keys.entries(id))`, which an entry's key extends with its seq. */
+  entries: Uint8Array;
+}
+
+// Bounded like the key codec's string cache: dropped whole when full, which
+// costs one encoding per thread afterwards.
+const THREAD_KEYS_LIMIT = 4096;
+const threadKeys = new Map<string, ThreadKeys>();
+
+/** The thread's encoded keys, encoded once (invalid ids throw as `encodeKey` does, uncached). */
+function threadKeysOf(threadId: string): ThreadKeys {
+  let cached = threadKeys.get(threadId);
+  if (!cached) {
+    cached = {
+      thread: encodeKey(keys.thread(threadId)),
+      entries: encodeKey(keys.entries(threadId)),
+    };
+    if (threadKeys.size >= THREAD_KEYS_LIMIT) threadKeys.clear();
+    threadKeys.set(threadId, cached);
+  }
+  return cached;
 }
 
 /** Store failures are `storage_failure`; adapter FloretErrors pass through unchanged. */

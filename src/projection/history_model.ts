@@ -206,14 +206,13 @@ export class HistoryModel {
         return this.#step(entry);
       case "tool_results":
         for (const result of entry.results) {
+          const { callId, name, output } = result;
+          // Two literals, not a spread of a conditional object: V8 builds a
+          // literal that ends in a spread on a slow path (once per tool result).
           const message = toHistory(
-            {
-              role: "tool",
-              callId: result.callId,
-              name: result.name,
-              output: result.output,
-              ...(result.status === "completed" ? {} : { isError: true }),
-            },
+            result.status === "completed"
+              ? { role: "tool", callId, name, output }
+              : { role: "tool", callId, name, output, isError: true },
             undefined,
             entry.seq,
           );

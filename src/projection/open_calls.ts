@@ -37,14 +37,17 @@ export class OpenCalls {
         this.#calls = new Map();
         return;
       case "step": {
-        const dispatched = new Set(entry.dispatched ?? []);
+        // A step dispatches a handful of calls at most: a scan of the list
+        // costs less than building a Set of it for every step.
+        const dispatchedIds = entry.dispatched;
         for (const call of entry.calls) {
+          const dispatched = dispatchedIds !== undefined && dispatchedIds.includes(call.callId);
           this.#calls.set(call.callId, {
             callId: call.callId,
             name: call.name,
             runId: entry.runId,
-            dispatched: dispatched.has(call.callId),
-            started: dispatched.has(call.callId),
+            dispatched,
+            started: dispatched,
             step: entry.step,
             arguments: call.arguments,
           });

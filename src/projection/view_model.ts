@@ -273,17 +273,12 @@ export class ViewModel {
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
       const item = this.items.at(index)!;
-      // Optional fields are added, never deleted: `delete` turns the object into a slow dictionary.
-      const { status, output, artifactId } = result;
-      const tool: NonNullable<ThreadItem["tool"]> = artifactId === undefined
-        ? { ...item.tool!, status, output, endedAt: entry.at }
-        : { ...item.tool!, status, output, artifactId, endedAt: entry.at };
-      if (artifactId === undefined && "artifactId" in tool) delete tool.artifactId;
+      const tool = endedTool(item.tool!, result.status, result.output, result.artifactId, entry.at);
       if (result.structured !== undefined) {
         tool.structured = decodeStructured(result.structured, result.structuredTypes);
       }
       if (result.activity) tool.activity = structuredClone(result.activity);
-      const updated: ThreadItem = { ...item, tool };
+      const updated = withTool(item, tool);
       this.#itemSeq.set(updated.id, entry.seq);
       this.items.set(index, updated);
       this.#emit(() => ({ op: "replace", item: updated }));
@@ -432,7 +427,19 @@ export class ViewModel {
       const value = usage[field];
       if (typeof value === "number") sum[field] = (sum[field] ?? 0) + value;
     }
-    this.turns.set(index, { ...turn, usage: sum });
+    // A running turn (no outcome yet) that is no retry holds these keys, in this
+    // order (see #turnStarted): the literal is the spread's result, built faster.
+    this.turns.set(
+      index,
+      turn.outcome === undefined && turn.retryOf === undefined
+        ? {
+          turnId: turn.turnId,
+          startedAt: turn.startedAt,
+          finalItemIds: turn.finalItemIds,
+          usage: sum,
+        }
+        : { ...turn, usage: sum },
+    );
   }
 
   #add(item: ThreadItem): void {
@@ -459,6 +466,48 @@ export class ViewModel {
   #emitTurns(): void {
     this.#emit(() => ({ op: "component", name: "turns", value: this.turns.slice() }));
   }
+}
+
+type ToolView = NonNullable<ThreadItem["tool"]>;
+
+/**
+ * `{ ...tool, status, output, artifactId?, endedAt }`, the tool's first result.
+ * Only `#toolResults` sets `endedAt` (and `output`, `artifactId`, `structured`,
+ * `activity`), so a tool without it holds `callId`, `name`, `arguments`,
+ * `status` and perhaps `startedAt`, in that order: the literal below builds
+ * the spread's keys in the spread's order, about ten times faster than V8's
+ * spread with added fields (once per tool result, the most common entry).
+ */
+function endedTool(
+  tool: ToolView,
+  status: ToolView["status"],
+  output: string | undefined,
+  artifactId: string | undefined,
+  endedAt: string,
+): ToolView {
+  if (tool.endedAt === undefined && artifactId === undefined) {
+    const { callId, name, arguments: args, startedAt } = tool;
+    return startedAt === undefined
+      ? { callId, name, arguments: args, status, output, endedAt }
+      : { callId, name, arguments: args, status, startedAt, output, endedAt };
+  }
+  // Optional fields are added, never deleted: `delete` turns the object into a slow dictionary.
+  const ended: ToolView = artifactId === undefined
+    ? { ...tool, status, output, endedAt }
+    : { ...tool, status, output, artifactId, endedAt };
+  if (artifactId === undefined && "artifactId" in ended) delete ended.artifactId;
+  return ended;
+}
+
+/**
+ * `{ ...item, tool }`. A tool item is made by `#step` as the literal below and
+ * later gains only `interaction` (an approval's) or a new `ordinal`, `tool`
+ * (spreads keep the order): without `interaction` its keys are these, in this order.
+ */
+function withTool(item: ThreadItem, tool: ToolView): ThreadItem {
+  if (item.interaction !== undefined || item.kind !== "tool") return { ...item, tool };
+  const { id, ordinal, kind, turnId, runId, createdAt } = item;
+  return { id, ordinal, kind, turnId, runId, createdAt, tool };
 }
 
 /** UTF-8 byte length without allocating. */

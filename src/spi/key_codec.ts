@@ -78,12 +78,17 @@ function writeEscaped(out: ByteWriter, bytes: Uint8Array): void {
 const numberView = new DataView(new ArrayBuffer(8));
 const numberBytes = new Uint8Array(numberView.buffer);
 
-function writeNumber(out: ByteWriter, value: number): void {
+/** The scratch buffer, holding the sortable bytes of `value` until the next call. */
+function sortableNumber(value: number): Uint8Array {
   numberView.setFloat64(0, value === 0 ? 0 : value);
   const bytes = numberBytes;
   if (bytes[0] & 0x80) { for (let i = 0; i < 8; i++) bytes[i] ^= 0xff; }
   else bytes[0] ^= 0x80;
-  out.append(bytes);
+  return bytes;
+}
+
+function writeNumber(out: ByteWriter, value: number): void {
+  out.append(sortableNumber(value));
 }
 
 function magnitudeBytes(value: bigint): Uint8Array {
@@ -159,6 +164,26 @@ export function encodeKey(key: KvKey, allowEmpty = false): Uint8Array {
   } finally {
     if (outer) encoding = false;
   }
+}
+
+/**
+ * `encodeKey([...parts, last])` from `encodeKey(parts)` and a number: the
+ * encoding is the parts' bytes followed by the number's, so a caller that
+ * keeps a prefix's bytes (a thread's entries) skips re-encoding its strings.
+ * Internal (not in the SPI).
+ *
+ * @param prefix what `encodeKey` returned for the leading parts
+ * @param last the final part, a number
+ * @returns fresh bytes, equal to encoding the whole tuple
+ * @throws {FloretError} `invalid_input` for NaN, as `encodeKey` does
+ */
+export function encodeKeyWithNumber(prefix: Uint8Array, last: number): Uint8Array {
+  if (Number.isNaN(last)) throw invalid(`part ${decodeKey(prefix).length} is NaN`);
+  const out = new Uint8Array(prefix.length + 9);
+  out.set(prefix);
+  out[prefix.length] = TAG_NUMBER;
+  out.set(sortableNumber(last), prefix.length + 1);
+  return out;
 }
 
 // encodeKey never yields, so one writer serves every call; result() copies out.
