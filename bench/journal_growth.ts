@@ -22,11 +22,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineAgent, type KvEntry, type KvStore, memoryStore, openHost } from "@floret/engine";
+import { type KvEntry, type KvStore, memoryStore, openHost } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import { encodeKey } from "../src/spi/key_codec.ts";
-import { counters, SYSTEM_PROMPT, USER_PROMPT } from "./lib/script.mjs";
-import { addTool, scriptedAddGateway, summarize } from "./lib/workload.ts";
+import { counters, USER_PROMPT } from "./lib/script.mjs";
+import { counterAgent, summarize } from "./lib/workload.ts";
 
 const quick = process.argv.includes("--quick");
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -96,12 +96,7 @@ async function manyTurns(turns: number): Promise<void> {
   const { store, traffic } = countingStore(memoryStore());
   const host = await openHost({ store });
   const threads = host.threads({
-    agent: defineAgent({
-      id: "growth",
-      systemPrompt: SYSTEM_PROMPT,
-      gateway: scriptedAddGateway(1),
-      tools: [addTool],
-    }),
+    agent: counterAgent("growth", 1),
   });
   const { threadId } = await threads.create({ requestKey: "growth:create" });
   const report = new Set([1, 10, 100, turns]);
@@ -139,13 +134,7 @@ async function longTurn(n: number): Promise<void> {
   const { store, traffic } = countingStore(memoryStore());
   const host = await openHost({ store });
   const threads = host.threads({
-    agent: defineAgent({
-      id: "long-turn",
-      systemPrompt: SYSTEM_PROMPT,
-      gateway: scriptedAddGateway(n),
-      tools: [addTool],
-      maxSteps: n + 1,
-    }),
+    agent: counterAgent("long-turn", n),
   });
   const { threadId } = await threads.create({ requestKey: "long:create" });
   const before = counters.modelCalls;
@@ -187,12 +176,7 @@ async function timedTurns(
   });
   const host = await openHost({ store });
   const threads = host.threads({
-    agent: defineAgent({
-      id: "timed",
-      systemPrompt: SYSTEM_PROMPT,
-      gateway: scriptedAddGateway(1),
-      tools: [addTool],
-    }),
+    agent: counterAgent("timed", 1),
   });
   const { threadId } = await threads.create({ requestKey: "timed:create" });
   const wall: number[] = [];
@@ -239,12 +223,7 @@ async function idleThreads(kind: "memory" | "libsql", count: number): Promise<vo
     : libsqlStore({ url: `file:${join(dir, "idle.db")}`, synchronous: "normal" });
   const host = await openHost({ store });
   const threads = host.threads({
-    agent: defineAgent({
-      id: "idle",
-      systemPrompt: SYSTEM_PROMPT,
-      gateway: scriptedAddGateway(0),
-      tools: [addTool],
-    }),
+    agent: counterAgent("idle", 0),
   });
   const turn = async (key: string): Promise<void> => {
     const { threadId } = await threads.create({ requestKey: `${key}:create` });

@@ -20,11 +20,11 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineAgent, type KvStore, memoryStore, openHost } from "@floret/engine";
+import { type KvStore, memoryStore, openHost } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import { type ConversationResult, pkgVersion, runBench } from "./lib/harness.mjs";
-import { SYSTEM_PROMPT, USER_PROMPT } from "./lib/script.mjs";
-import { addTool, scriptedAddGateway, summarize } from "./lib/workload.ts";
+import { USER_PROMPT } from "./lib/script.mjs";
+import { counterAgent, summarize } from "./lib/workload.ts";
 
 const PERSISTED = "per conversation: a create commit (thread record, updated-index row, request " +
   "record) and an admission commit (thread record, index row, active marker, turn_started entry, " +
@@ -92,14 +92,7 @@ await runBench(
   async ({ variant, N }) => {
     const { store, info, cleanup } = openStore(variant);
     const host = await openHost({ store });
-    const agent = defineAgent({
-      id: "counter",
-      systemPrompt: SYSTEM_PROMPT,
-      gateway: scriptedAddGateway(N),
-      tools: [addTool],
-      maxSteps: N + 1,
-    });
-    const threads = host.threads({ agent });
+    const threads = host.threads({ agent: counterAgent("counter", N) });
     return {
       info,
       async runConversation(convId: string): Promise<ConversationResult> {

@@ -16,10 +16,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineAgent, type KvStore, memoryStore, openHost } from "@floret/engine";
+import { type KvStore, memoryStore, openHost } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
-import { SYSTEM_PROMPT, USER_PROMPT } from "./script.mjs";
-import { addTool, scriptedAddGateway } from "./workload.ts";
+import { USER_PROMPT } from "./script.mjs";
+import { counterAgent } from "./workload.ts";
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const N = env("N", 10);
@@ -44,14 +44,7 @@ let measuredSteps = 0;
 for (let round = 0; round < ROUNDS; round++) {
   const { store, remove } = freshStore();
   const host = await openHost({ store });
-  const agent = defineAgent({
-    id: "counter",
-    systemPrompt: SYSTEM_PROMPT,
-    gateway: scriptedAddGateway(N),
-    tools: [addTool],
-    maxSteps: N + 1,
-  });
-  const threads = host.threads({ agent });
+  const threads = host.threads({ agent: counterAgent("counter", N) });
   const conversation = async (id: string): Promise<void> => {
     const { threadId } = await threads.create({ requestKey: `${id}:create` });
     await threads.send({ threadId, requestKey: `${id}:send`, input: { text: USER_PROMPT } });

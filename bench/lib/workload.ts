@@ -7,6 +7,8 @@
  */
 import { z } from "zod";
 import {
+  type Agent,
+  defineAgent,
   defineTool,
   type Gateway,
   type ProviderEvent,
@@ -14,7 +16,7 @@ import {
   type ThreadView,
 } from "@floret/engine";
 import type { ConversationResult } from "./harness.mjs";
-import { addHandler, nextAction, toNumber } from "./script.mjs";
+import { addHandler, nextAction, SYSTEM_PROMPT, toNumber } from "./script.mjs";
 
 /**
  * The scripted model as a Floret gateway: stateless, built once, reads only
@@ -58,6 +60,20 @@ export const addTool = defineTool({
   // number is kept as it is.
   execute: (input) => addHandler(input) as unknown as string,
 });
+
+/**
+ * The workload's agent: the scripted gateway for `n` tool steps, the `add`
+ * tool, the peers' system prompt, and room for the `n + 1` model calls.
+ */
+export function counterAgent(id: string, n: number): Agent {
+  return defineAgent({
+    id,
+    systemPrompt: SYSTEM_PROMPT,
+    gateway: scriptedAddGateway(n),
+    tools: [addTool],
+    maxSteps: n + 1,
+  });
+}
 
 /** What the harness checks: the last item is the assistant's `done`, N completed tool items. */
 export function summarize(view: ThreadView): ConversationResult {
