@@ -23,6 +23,8 @@ import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
 import { CowList } from "./cow_list.ts";
+import { endedTool, withTool } from "./tool_item_shape.ts";
+import { utf8Length } from "../text/utf8_length.ts";
 
 /** Where a view's changes go (the thread's publisher). */
 export interface OpSink {
@@ -466,61 +468,4 @@ export class ViewModel {
   #emitTurns(): void {
     this.#emit(() => ({ op: "component", name: "turns", value: this.turns.slice() }));
   }
-}
-
-type ToolView = NonNullable<ThreadItem["tool"]>;
-
-/**
- * `{ ...tool, status, output, artifactId?, endedAt }`, the tool's first result.
- * Only `#toolResults` sets `endedAt` (and `output`, `artifactId`, `structured`,
- * `activity`), so a tool without it holds `callId`, `name`, `arguments`,
- * `status` and perhaps `startedAt`, in that order: the literal below builds
- * the spread's keys in the spread's order, about ten times faster than V8's
- * spread with added fields (once per tool result, the most common entry).
- */
-function endedTool(
-  tool: ToolView,
-  status: ToolView["status"],
-  output: string | undefined,
-  artifactId: string | undefined,
-  endedAt: string,
-): ToolView {
-  if (tool.endedAt === undefined && artifactId === undefined) {
-    const { callId, name, arguments: args, startedAt } = tool;
-    return startedAt === undefined
-      ? { callId, name, arguments: args, status, output, endedAt }
-      : { callId, name, arguments: args, status, startedAt, output, endedAt };
-  }
-  // Optional fields are added, never deleted: `delete` turns the object into a slow dictionary.
-  const ended: ToolView = artifactId === undefined
-    ? { ...tool, status, output, endedAt }
-    : { ...tool, status, output, artifactId, endedAt };
-  if (artifactId === undefined && "artifactId" in ended) delete ended.artifactId;
-  return ended;
-}
-
-/**
- * `{ ...item, tool }`. A tool item is made by `#step` as the literal below and
- * later gains only `interaction` (an approval's) or a new `ordinal`, `tool`
- * (spreads keep the order): without `interaction` its keys are these, in this order.
- */
-function withTool(item: ThreadItem, tool: ToolView): ThreadItem {
-  if (item.interaction !== undefined || item.kind !== "tool") return { ...item, tool };
-  const { id, ordinal, kind, turnId, runId, createdAt } = item;
-  return { id, ordinal, kind, turnId, runId, createdAt, tool };
-}
-
-/** UTF-8 byte length without allocating. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }

@@ -17,6 +17,7 @@ import {
 import { REPORT_TOOL } from "./child_status.ts";
 import { type ChildThreads, DEFAULT_WAIT_MS, MAX_WAIT_MS } from "./children.ts";
 import { MAX_REPORT_BYTES } from "./bounds.ts";
+import { utf8Length } from "../text/utf8_length.ts";
 
 /**
  * The parent-side tools for `agent`, bound to the service's children capability.
@@ -107,10 +108,6 @@ export const reportTool: ToolDefinition = defineTool({
     };
   },
 });
-
-function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
 
 function json(value: unknown): string {
   return JSON.stringify(value);
