@@ -19,7 +19,7 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import { observeOpened, settleBatch } from "./batch_settlement.ts";
-import { openForCalls, openForInputs } from "./interaction_plan.ts";
+import { type Opener, openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
 import { untilRunAborted } from "../tools/until_aborted.ts";
@@ -30,7 +30,8 @@ import { callProvider, type StepOutput } from "./provider_call.ts";
 import { stateKeyOf } from "./request_builder.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
-import { planCalls, RepetitionGuard } from "./tool_calls.ts";
+import { StepHooks } from "./step_hooks.ts";
+import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { runBatch } from "./tool_runner.ts";
 
@@ -167,6 +168,12 @@ async function loop(
   // The provider refused the last attempt as too large: compact and resend once.
   let overflowed = false;
   const context = new ContextGuard(agent, host, ids);
+  // Made once per run, not per step: the provider hooks, the interaction opener,
+  // the tools' context and their artifact ids.
+  const hooks = new StepHooks(host);
+  const opener: Opener = { ...ids, newId: (prefix: string) => host.newId(prefix) };
+  const toolContext = { ...ids, signal: host.toolSignal };
+  const newArtifactId = (): string => host.newId("artifact");
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
     if (await settleBatch(agent, host, ids) === "return") return;
@@ -182,7 +189,8 @@ async function loop(
     }
     const stepNo = step++;
     if (agent.parentEvents && host.admitChildEvents && !await host.admitChildEvents()) return;
-    const prepared = await context.prepare(overflowed);
+    const preparing = context.prepare(overflowed);
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     if (!prepared) return;
     const { request } = prepared;
     host.progress("model", stepNo, 1);
@@ -190,29 +198,13 @@ async function loop(
     const stepSignal = host.stepSignal();
     let output: StepOutput;
     try {
-      output = await callProvider(agent.gateway, request, agent.retry, stepSignal, {
-        onDelta: (kind, delta) => host.liveDelta(stepNo, kind, delta),
-        onAttempt: (attempt) => {
-          if (attempt > 1) host.progress("model", stepNo, attempt);
-          if (host.observing) {
-            host.observe("provider.attempt", {
-              step: stepNo,
-              attempt,
-              fingerprint: request.fingerprint,
-            });
-          }
-        },
-        onRetry: (attempt, delayMs, error) => {
-          host.dropLive(stepNo);
-          host.progress("retry_wait", stepNo, attempt);
-          host.observe("provider.retry", {
-            step: stepNo,
-            attempt,
-            delayMs,
-            ...describeProviderError(error),
-          });
-        },
-      });
+      output = await callProvider(
+        agent.gateway,
+        request,
+        agent.retry,
+        stepSignal,
+        hooks.aim(stepNo, request),
+      );
     } catch (error) {
       if (host.signal.aborted) return;
       if (error instanceof ContractViolation) throw error;
@@ -279,15 +271,18 @@ async function loop(
     const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
     entry.calls = planned.map((call) => call.record);
     // Approvals and questions open in the same commit as the step that needs them.
-    const opener = { ...ids, newId: (prefix: string) => host.newId(prefix) };
     const opened = openForCalls(planned, opener);
-    const runnable = planned.filter((call) =>
-      !call.record.invalid && !call.record.repeated && call.record.decision === "allow" &&
-      call.record.interactionId === undefined
-    );
-    const dispatched = runnable.filter((call) => needsDispatchMarker(call.tool!.effect)).map((
-      call,
-    ) => call.record.callId);
+    const runnable: PlannedCall[] = [];
+    const dispatched: string[] = [];
+    for (const call of planned) {
+      const { record } = call;
+      if (
+        record.invalid || record.repeated || record.decision !== "allow" ||
+        record.interactionId !== undefined
+      ) continue;
+      runnable.push(call);
+      if (needsDispatchMarker(call.tool!.effect)) dispatched.push(record.callId);
+    }
     if (dispatched.length > 0) entry.dispatched = dispatched;
     if (!await host.commitStep(entry, undefined, opened)) return;
     observeOpened(host, opened);
@@ -303,8 +298,8 @@ async function loop(
     const started = Date.now();
     const batch = runBatch(
       opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
-      { ...ids, signal: host.toolSignal },
-      () => host.newId("artifact"),
+      toolContext,
+      newArtifactId,
     );
     host.batchStarted(batch);
     // A handler may ignore its signal: once the tools are told to stop
@@ -363,15 +358,6 @@ async function loop(
       return;
     }
   }
-}
-
-function describeProviderError(error: ProviderError): Record<string, unknown> {
-  return {
-    status: error.status,
-    kind: error.kind,
-    retry: error.retry,
-    message: error.message.slice(0, 500),
-  };
 }
 
 function providerFailure(error: unknown): TurnFailure {
