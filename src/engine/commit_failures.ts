@@ -47,12 +47,22 @@ export class CommitFailures {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    return pending.catch((error: unknown) => {
-      const marker = new Error("A commit of the run failed", { cause: error });
-      this.#failures.set(marker, error);
-      throw marker;
-    });
+    return pending.catch(this.#marking);
   }
+
+  /**
+   * {@link mark} for a commit already started (the hot commits call the host
+   * directly instead of through a closure per commit).
+   *
+   * @param pending the commit's promise
+   * @returns the same outcome, its failure marked
+   */
+  marked<T>(pending: Promise<T>): Promise<T> {
+    return pending.catch(this.#marking);
+  }
+
+  /** Turns a commit's error into its marker; made once per run. */
+  readonly #marking = markingInto(this.#failures);
 
   /**
    * The commit's own error when `error` marks a failed commit.
@@ -65,6 +75,15 @@ export class CommitFailures {
       ? this.#failures.get(error)
       : undefined;
   }
+}
+
+/** The rejection handler that records each commit error under a new marker error. */
+function markingInto(failures: WeakMap<object, unknown>): (error: unknown) => never {
+  return (error) => {
+    const marker = new Error("A commit of the run failed", { cause: error });
+    failures.set(marker, error);
+    throw marker;
+  };
 }
 
 /**
@@ -156,11 +175,23 @@ class MarkedHost implements RunHost {
     end?: { outcome: TurnOutcome; steers?: number },
     also?: NewEntry[],
   ): Promise<boolean> {
-    return this.#failures.mark(() => this.#host.commitStep(step, end, also));
+    let pending: Promise<boolean>;
+    try {
+      pending = this.#host.commitStep(step, end, also);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return this.#failures.marked(pending);
   }
 
   commitResults(results: NewResults, artifacts: Artifact[], also?: NewEntry[]): Promise<boolean> {
-    return this.#failures.mark(() => this.#host.commitResults(results, artifacts, also));
+    let pending: Promise<boolean>;
+    try {
+      pending = this.#host.commitResults(results, artifacts, also);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return this.#failures.marked(pending);
   }
 
   commitCompaction(entry: NewCompaction): Promise<boolean> {
