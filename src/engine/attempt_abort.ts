@@ -16,6 +16,9 @@ function optionsSignal(this: { [OWNER]: AttemptAbort }): AbortSignal {
   return this[OWNER].signal;
 }
 
+/** The descriptor of every options object's `signal`, as an object literal's getter would be. */
+const SIGNAL: PropertyDescriptor = { get: optionsSignal, enumerable: true, configurable: true };
+
 /** Aborts one attempt, at most once. */
 export class AttemptAbort {
   /** What the gateway's `stream()` receives. */
@@ -30,11 +33,7 @@ export class AttemptAbort {
     // spreads) but builds lazily; one getter function for every attempt.
     const options = {} as { readonly signal: AbortSignal };
     Object.defineProperty(options, OWNER, { value: this });
-    Object.defineProperty(options, "signal", {
-      get: optionsSignal,
-      enumerable: true,
-      configurable: true,
-    });
+    Object.defineProperty(options, "signal", SIGNAL);
     this.options = options;
   }
 

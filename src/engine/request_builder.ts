@@ -139,6 +139,9 @@ function lazyFingerprint(this: ProviderRequest): string {
   return (source.fingerprint ??= sha256HexSync!(canonicalOf(source)));
 }
 
+/** The descriptor of every frozen request's `fingerprint` (one object, not one per request). */
+const FINGERPRINT: PropertyDescriptor = { enumerable: true, get: lazyFingerprint };
+
 /**
  * Freezes a projected request with its fingerprint: SHA-256 hex of the
  * canonical JSON of `{ messages, tools, maxOutputTokens }`. Where the runtime
@@ -182,7 +185,7 @@ export function freezeRequest(
     });
   }
   Object.defineProperty(request, SOURCE, { value: source });
-  Object.defineProperty(request, "fingerprint", { enumerable: true, get: lazyFingerprint });
+  Object.defineProperty(request, "fingerprint", FINGERPRINT);
   return Object.freeze(request);
 }
 

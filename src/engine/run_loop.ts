@@ -22,7 +22,6 @@ import { observeOpened, settleBatch } from "./batch_settlement.ts";
 import { type Opener, openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
-import { untilRunAborted } from "../tools/until_aborted.ts";
 import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
@@ -34,6 +33,7 @@ import { StepHooks } from "./step_hooks.ts";
 import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { runBatch } from "./tool_runner.ts";
+import { settledBatch } from "./settled_batch.ts";
 
 /** A step entry before the journal numbers it. */
 export type NewStep = Omit<StepEntry, "seq" | "at">;
@@ -296,19 +296,17 @@ async function loop(
       });
     }
     const started = Date.now();
-    const batch = runBatch(
-      opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
-      toolContext,
-      newArtifactId,
+    const settling = settledBatch(
+      host,
+      runBatch(
+        opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
+        toolContext,
+        newArtifactId,
+      ),
     );
-    host.batchStarted(batch);
-    // A handler may ignore its signal: once the tools are told to stop
-    // (immediate cancel, shutdown, delete), the run stops waiting for them
-    // and whatever they return later is dropped.
-    const { outcomes, artifacts, inputs, rejectedActivity } = await untilRunAborted(
-      batch,
-      host.toolSignal,
-    );
+    const { outcomes, artifacts, inputs, rejectedActivity } = settling instanceof Promise
+      ? await settling
+      : settling;
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,

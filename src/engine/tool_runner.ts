@@ -36,17 +36,20 @@ export interface BatchResult {
 /**
  * Settles every call of a batch in call order; allowed calls run concurrently.
  * Every handler starts before this returns, in call order; a handler that
- * answers synchronously is read at once, without a promise of its own.
+ * answers synchronously is read at once, without a promise of its own, and a
+ * batch whose handlers all did is settled when this returns (no promise: there
+ * is nothing in flight to wait for or to abort).
  *
  * @param planned the batch
  * @param context what each handler learns (its `callId` is filled per call)
  * @param newArtifactId allocates artifact ids
+ * @returns the settled batch, or a promise of it while a handler is still running
  */
-export async function runBatch(
+export function runBatch(
   planned: readonly PlannedCall[],
   context: Omit<ToolContext, "callId">,
   newArtifactId: () => string,
-): Promise<BatchResult> {
+): BatchResult | Promise<BatchResult> {
   const batch = new BatchRun(context, newArtifactId);
   const settling: (ToolOutcome | Promise<ToolOutcome>)[] = new Array(planned.length);
   let waits = false;
@@ -55,13 +58,8 @@ export async function runBatch(
     if (outcome instanceof Promise) waits = true;
     settling[i] = outcome;
   }
-  const outcomes = waits ? await Promise.all(settling) : settling as ToolOutcome[];
-  return {
-    outcomes,
-    artifacts: batch.artifacts,
-    inputs: batch.orderedInputs(planned),
-    rejectedActivity: batch.rejectedActivity,
-  };
+  if (!waits) return batch.result(planned, settling as ToolOutcome[]);
+  return Promise.all(settling).then((outcomes) => batch.result(planned, outcomes));
 }
 
 /** The outcome of a call that does not run (invalid, failed checks, repeated, denied). */
@@ -132,15 +130,21 @@ class BatchRun {
     return this.#bounded(call, this.#read(call, value));
   }
 
-  /** The results that asked for input, in call order. */
-  orderedInputs(planned: readonly PlannedCall[]): InputRequest[] {
-    const ordered: InputRequest[] = [];
-    if (this.#inputs.size === 0) return ordered;
-    for (const call of planned) {
-      const input = this.#inputs.get(call.record.callId);
-      if (input !== undefined) ordered.push(input);
+  /** The settled batch: its outcomes, and the results that asked for input in call order. */
+  result(planned: readonly PlannedCall[], outcomes: ToolOutcome[]): BatchResult {
+    const inputs: InputRequest[] = [];
+    if (this.#inputs.size > 0) {
+      for (const call of planned) {
+        const input = this.#inputs.get(call.record.callId);
+        if (input !== undefined) inputs.push(input);
+      }
     }
-    return ordered;
+    return {
+      outcomes,
+      artifacts: this.artifacts,
+      inputs,
+      rejectedActivity: this.rejectedActivity,
+    };
   }
 
   /** The outcome with an output too long for the model kept as an artifact. */
