@@ -95,8 +95,6 @@ function markingInto(failures: WeakMap<object, unknown>): (error: unknown) => ne
 class MarkedHost implements RunHost {
   readonly #host: RunHost;
   readonly #failures: CommitFailures;
-  readonly signal: AbortSignal;
-  readonly toolSignal: AbortSignal;
   readonly observing: boolean;
   // Optional, so an own property only when the host has it (sub-agent facts commit too).
   declare admitChildEvents?: () => Promise<boolean>;
@@ -104,11 +102,18 @@ class MarkedHost implements RunHost {
   constructor(host: RunHost, failures: CommitFailures) {
     this.#host = host;
     this.#failures = failures;
-    this.signal = host.signal;
-    this.toolSignal = host.toolSignal;
     this.observing = host.observing;
     const admitChildEvents = host.admitChildEvents?.bind(host);
     if (admitChildEvents) this.admitChildEvents = () => failures.mark(admitChildEvents);
+  }
+
+  // Read through: the host may make its signals on first read.
+  get signal(): AbortSignal {
+    return this.#host.signal;
+  }
+
+  get toolSignal(): AbortSignal {
+    return this.#host.toolSignal;
   }
 
   get history(): HistoryReader {

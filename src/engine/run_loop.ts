@@ -68,7 +68,7 @@ export interface RunHost {
    * unless a resolution committed meanwhile gives it work (`runnable`).
    */
   park(): Promise<"parked" | "runnable" | "lost">;
-  /** Aborts the provider request. */
+  /** Aborts the provider request; whenever it is aborted, {@link stopRequested} is true. */
   readonly signal: AbortSignal;
   /** Aborts tool handlers. */
   readonly toolSignal: AbortSignal;
@@ -179,7 +179,9 @@ async function loop(
     if (await settleBatch(agent, host, ids) === "return") return;
   }
   for (;;) {
-    if (host.stopRequested() || host.signal.aborted) return;
+    // Every stop request aborts `host.signal` and sets `stopRequested()` first:
+    // the flag alone answers, without making the signal.
+    if (host.stopRequested()) return;
     if (step >= agent.maxSteps) {
       await host.endTurn("failed", {
         code: "max_steps",

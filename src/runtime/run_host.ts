@@ -53,8 +53,6 @@ export interface RunDeps extends AgentResolver {
 
 /** One run's link to its thread. */
 export class ThreadRunHost implements RunHost {
-  readonly signal: AbortSignal;
-  readonly toolSignal: AbortSignal;
   readonly observing: boolean;
   readonly #actor: ThreadActor;
   readonly #run: ActiveRun;
@@ -71,9 +69,16 @@ export class ThreadRunHost implements RunHost {
     this.#actor = actor;
     this.#run = run;
     this.#deps = deps;
-    this.signal = run.providerSignal;
-    this.toolSignal = run.toolSignal;
     this.observing = deps.observing;
+  }
+
+  // Getters: the run makes its signals on first read.
+  get signal(): AbortSignal {
+    return this.#run.providerSignal;
+  }
+
+  get toolSignal(): AbortSignal {
+    return this.#run.toolSignal;
   }
 
   get supplementalContext(): readonly SupplementalContext[] | undefined {
