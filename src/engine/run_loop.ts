@@ -171,9 +171,9 @@ async function loop(
   // Made once per run, not per step: the provider hooks, the interaction opener,
   // the tools' context and their artifact ids.
   const hooks = new StepHooks(host);
-  const opener: Opener = { ...ids, newId: (prefix: string) => host.newId(prefix) };
+  const opener: Opener = { ...ids, newId: idsOf(host) };
   const toolContext = { ...ids, signal: host.toolSignal };
-  const newArtifactId = (): string => host.newId("artifact");
+  const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
     if (await settleBatch(agent, host, ids) === "return") return;
@@ -358,6 +358,19 @@ async function loop(
       return;
     }
   }
+}
+
+// Made by functions rather than inline: under esbuild's keepNames a named
+// closure pays a `name` definition each time it is made.
+
+/** The host's id allocator as a plain function. */
+function idsOf(host: RunHost): (prefix: string) => string {
+  return (prefix) => host.newId(prefix);
+}
+
+/** Allocates artifact ids from the host. */
+function artifactIdsOf(host: RunHost): () => string {
+  return () => host.newId("artifact");
 }
 
 function providerFailure(error: unknown): TurnFailure {
