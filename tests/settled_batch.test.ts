@@ -11,6 +11,7 @@ function hostWith(controller: AbortController): { host: RunHost; tracked: Promis
   const tracked: Promise<unknown>[] = [];
   const host = {
     toolSignal: controller.signal,
+    stopRequested: () => controller.signal.aborted,
     batchStarted: (batch: Promise<unknown>) => tracked.push(batch),
   } as unknown as RunHost;
   return { host, tracked };

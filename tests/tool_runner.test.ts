@@ -69,3 +69,44 @@ test("a handler still running: a promise, every handler started first, order kep
     ["throws", "error", "TypeError: broken"],
   ]);
 });
+
+test("a handler's context: ids, the batch's signal read on first use, its call id", () => {
+  let reads = 0;
+  const controller = new AbortController();
+  const lazy = {
+    threadId: "t",
+    turnId: "u",
+    runId: "r",
+    get signal() {
+      reads++;
+      return controller.signal;
+    },
+  };
+  const seen: Record<string, unknown>[] = [];
+  const tool = implementationOf(defineTool({
+    name: "peek",
+    description: "test",
+    input: z.object({}),
+    execute: (_input, context) => {
+      seen.push({ keys: Object.keys(context).join(",") });
+      seen.push({ ...context });
+      return "ok";
+    },
+  }));
+  const call = (callId: string): PlannedCall => ({
+    record: { callId, name: "peek", arguments: "{}", decision: "allow" },
+    tool,
+    input: {},
+  });
+  const quiet = runBatch([call("x")], lazy, ids);
+  assert.ok(!(quiet instanceof Promise));
+  assert.deepEqual(seen[0], { keys: "threadId,turnId,runId,signal,callId" });
+  assert.deepEqual(seen[1], {
+    threadId: "t",
+    turnId: "u",
+    runId: "r",
+    signal: controller.signal,
+    callId: "x",
+  });
+  assert.equal(reads, 1); // read once, by the spread above; never by the engine
+});

@@ -32,7 +32,7 @@ import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
 import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
-import { runBatch } from "./tool_runner.ts";
+import { type BatchContext, runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
 
 /** A step entry before the journal numbers it. */
@@ -70,7 +70,7 @@ export interface RunHost {
   park(): Promise<"parked" | "runnable" | "lost">;
   /** Aborts the provider request; whenever it is aborted, {@link stopRequested} is true. */
   readonly signal: AbortSignal;
-  /** Aborts tool handlers. */
+  /** Aborts tool handlers; whenever it is aborted, {@link stopRequested} is true. */
   readonly toolSignal: AbortSignal;
   stopRequested(): boolean;
   progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void;
@@ -172,7 +172,7 @@ async function loop(
   // the tools' context and their artifact ids.
   const hooks = new StepHooks(host);
   const opener: Opener = { ...ids, newId: idsOf(host) };
-  const toolContext = { ...ids, signal: host.toolSignal };
+  const toolContext = lazyToolContext(ids, host);
   const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
@@ -366,6 +366,19 @@ async function loop(
 /** The host's id allocator as a plain function. */
 function idsOf(host: RunHost): (prefix: string) => string {
   return (prefix) => host.newId(prefix);
+}
+
+/** The tools' context of a run, whose signal is the host's, read when a handler reads it. */
+function lazyToolContext(
+  ids: { threadId: string; turnId: string; runId: string },
+  host: RunHost,
+): BatchContext {
+  return {
+    ...ids,
+    get signal(): AbortSignal {
+      return host.toolSignal;
+    },
+  };
 }
 
 /** Allocates artifact ids from the host. */

@@ -27,6 +27,8 @@ export function settledBatch(
     host.batchStarted(batch);
     return untilRunAborted(batch, host.toolSignal);
   }
-  host.toolSignal.throwIfAborted();
+  // Only a stop aborts the tool signal (and it sets stopRequested() first): a
+  // run nobody stopped does not make the signal to ask.
+  if (host.stopRequested()) host.toolSignal.throwIfAborted();
   return batch;
 }

@@ -33,6 +33,37 @@ export interface BatchResult {
   rejectedActivity: { callId: string; problem: string }[];
 }
 
+/** What every call of a batch learns besides its call id; `signal` may be a getter. */
+export type BatchContext = Omit<ToolContext, "callId">;
+
+/** Where a call's context keeps its batch's context (not enumerable). */
+const BATCH = Symbol("floret.batchContext");
+
+/** The `signal` getter of every call's context: the batch's signal, read when the handler reads it. */
+function batchSignal(this: { [BATCH]: BatchContext }): AbortSignal {
+  return this[BATCH].signal;
+}
+
+/** The descriptor of every call context's `signal` (as an object literal's getter would be). */
+const SIGNAL: PropertyDescriptor = { get: batchSignal, enumerable: true, configurable: true };
+
+/**
+ * One call's context: the batch's ids, its signal and the call id, in that
+ * order. The signal is read through on first use, so a run whose handlers
+ * never look at it never makes its `AbortSignal` (several microseconds each).
+ */
+function callContext(batch: BatchContext, callId: string): ToolContext {
+  const context = {
+    threadId: batch.threadId,
+    turnId: batch.turnId,
+    runId: batch.runId,
+  } as ToolContext;
+  Object.defineProperty(context, BATCH, { value: batch });
+  Object.defineProperty(context, "signal", SIGNAL);
+  context.callId = callId;
+  return context;
+}
+
 /**
  * Settles every call of a batch in call order; allowed calls run concurrently.
  * Every handler starts before this returns, in call order; a handler that
@@ -47,7 +78,7 @@ export interface BatchResult {
  */
 export function runBatch(
   planned: readonly PlannedCall[],
-  context: Omit<ToolContext, "callId">,
+  context: BatchContext,
   newArtifactId: () => string,
 ): BatchResult | Promise<BatchResult> {
   const batch = new BatchRun(context, newArtifactId);
@@ -98,10 +129,10 @@ class BatchRun {
   readonly artifacts: Artifact[] = [];
   readonly rejectedActivity: BatchResult["rejectedActivity"] = [];
   readonly #inputs = new Map<string, InputRequest>();
-  readonly #context: Omit<ToolContext, "callId">;
+  readonly #context: BatchContext;
   readonly #newArtifactId: () => string;
 
-  constructor(context: Omit<ToolContext, "callId">, newArtifactId: () => string) {
+  constructor(context: BatchContext, newArtifactId: () => string) {
     this.#context = context;
     this.#newArtifactId = newArtifactId;
   }
@@ -111,7 +142,7 @@ class BatchRun {
     const record = call.record;
     let ran: unknown;
     try {
-      ran = call.tool!.execute(call.input, { ...this.#context, callId: record.callId });
+      ran = call.tool!.execute(call.input, callContext(this.#context, record.callId));
       // Reading `then` is host code too (a getter, a Proxy): inside the guard.
       if (isThenable(ran)) return this.#ranLater(call, ran);
     } catch (error) {
