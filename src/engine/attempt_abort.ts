@@ -8,6 +8,17 @@
  * @module
  */
 
+/** Where the gateway's options object keeps its attempt (not enumerable). */
+const OWNER = Symbol("floret.attempt");
+
+/** The `signal` getter of every attempt's options: the owning attempt's signal. */
+function optionsSignal(this: { [OWNER]: AttemptAbort }): AbortSignal {
+  return this[OWNER].signal;
+}
+
+/** The descriptor of every options object's `signal`, as an object literal's getter would be. */
+const SIGNAL: PropertyDescriptor = { get: optionsSignal, enumerable: true, configurable: true };
+
 /** Aborts one attempt, at most once. */
 export class AttemptAbort {
   /** What the gateway's `stream()` receives. */
@@ -18,13 +29,12 @@ export class AttemptAbort {
   #listener: ((reason: unknown) => void) | undefined;
 
   constructor() {
-    // A getter, so `{ signal }` reads like a plain field (and spreads) but builds lazily.
-    const signal = (): AbortSignal => this.signal;
-    this.options = {
-      get signal(): AbortSignal {
-        return signal();
-      },
-    };
+    // An own, enumerable getter, so `{ signal }` reads like a plain field (and
+    // spreads) but builds lazily; one getter function for every attempt.
+    const options = {} as { readonly signal: AbortSignal };
+    Object.defineProperty(options, OWNER, { value: this });
+    Object.defineProperty(options, "signal", SIGNAL);
+    this.options = options;
   }
 
   /** The attempt's signal (made on first read). */

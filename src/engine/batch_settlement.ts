@@ -17,7 +17,7 @@ import type { RunHost } from "./run_loop.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { openForInputs } from "./interaction_plan.ts";
 import { runBatch } from "./tool_runner.ts";
-import { untilRunAborted } from "../tools/until_aborted.ts";
+import { settledBatch } from "./settled_batch.ts";
 
 /** Open calls whose approval is resolved but which have not started. */
 export function decidedCalls(
@@ -108,16 +108,10 @@ export async function settleBatch(
     // The marker commits before any approved handler starts: a crash after it leaves `unknown`.
     if (!await host.commitEntries(entries, [])) return "return";
     if (approved.length === 0) continue;
-    const batch = runBatch(
-      planned,
-      { ...ids, signal: host.toolSignal },
-      () => host.newId("artifact"),
-    );
-    host.batchStarted(batch);
     // A handler may ignore its signal: once tools are told to stop, stop waiting.
-    const { outcomes, artifacts, inputs, rejectedActivity } = await untilRunAborted(
-      batch,
-      host.toolSignal,
+    const { outcomes, artifacts, inputs, rejectedActivity } = await settledBatch(
+      host,
+      runBatch(planned, { ...ids, signal: host.toolSignal }, () => host.newId("artifact")),
     );
     const results: NewEntry[] = [{
       kind: "tool_results",

@@ -2,19 +2,29 @@
  * Reading a gateway's stream with every read bounded by the attempt's abort
  * switch. A gateway may never answer `next()` and may ignore its signal; the
  * read must still end when the engine's timers or a cancel abort it. One
- * watcher serves every read of the attempt: a listener per read (or a race
- * per read against one shared promise) costs time or memory on each event of
- * a long stream.
+ * promise serves the whole stream and the abort rejects it: a promise (or a
+ * listener, or a race against one shared promise) per read costs time or
+ * memory on each event of a long stream.
  *
  * @module
  */
 import type { AttemptAbort } from "./attempt_abort.ts";
 
-/** Reads an async iterator; each read rejects with the abort's reason once it aborts. */
+/** Takes each read of a stream; returns `true` when it wants no more. */
+export interface ReadSink<T> {
+  take(result: IteratorResult<T>): boolean;
+}
+
+/** Reads an async iterator until its sink has enough, or until the abort. */
 export class BoundedReads<T> {
   readonly #iterator: AsyncIterator<T>;
   readonly #abort: AttemptAbort;
-  #rejectPending: ((reason: unknown) => void) | undefined;
+  #sink: ReadSink<T> | undefined;
+  #resolve: (() => void) | undefined;
+  #reject: ((reason: unknown) => void) | undefined;
+  // Made once per stream, and handed to every read's `then`.
+  readonly #fulfilled: (result: IteratorResult<T>) => void;
+  readonly #rejected: (error: unknown) => void;
 
   /**
    * @param iterator the stream (host code)
@@ -23,19 +33,64 @@ export class BoundedReads<T> {
   constructor(iterator: AsyncIterator<T>, abort: AttemptAbort) {
     this.#iterator = iterator;
     this.#abort = abort;
-    abort.onAbort((reason) => this.#rejectPending?.(reason));
+    this.#fulfilled = (result) => this.#took(result);
+    this.#rejected = (error) => this.#settle(error, true);
+    abort.onAbort((reason) => this.#settle(reason, true));
   }
 
   /**
-   * The next result, or the abort's reason as soon as it aborts.
+   * Reads until `sink.take` returns `true`; whatever the iterator, the sink
+   * or the abort throws rejects it. A result that arrives after the abort is
+   * never taken.
    *
-   * @returns what the iterator answered
+   * @param sink takes each result in order (the first that says "enough" ends the reading)
+   * @returns settles once the sink has had enough
    */
-  next(): Promise<IteratorResult<T>> {
+  drain(sink: ReadSink<T>): Promise<void> {
     if (this.#abort.aborted) return Promise.reject(this.#abort.reason);
-    return new Promise<IteratorResult<T>>((resolve, reject) => {
-      this.#rejectPending = reject;
-      this.#iterator.next().then(resolve, reject);
+    return new Promise<void>((resolve, reject) => {
+      this.#sink = sink;
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.#read();
     });
+  }
+
+  #read(): void {
+    let pending: Promise<IteratorResult<T>>;
+    try {
+      pending = this.#iterator.next();
+      // A native promise answers each `then` once, later; anything else (a
+      // thenable, a value that is none) goes through one promise of ours.
+      if (Object.getPrototypeOf(pending) !== Promise.prototype) {
+        const raw = pending;
+        pending = new Promise((resolve, reject) => raw.then(resolve, reject));
+      }
+    } catch (error) {
+      return this.#settle(error, true);
+    }
+    pending.then(this.#fulfilled, this.#rejected);
+  }
+
+  #took(result: IteratorResult<T>): void {
+    if (this.#sink === undefined || this.#abort.aborted) return;
+    let enough: boolean;
+    try {
+      enough = this.#sink.take(result);
+    } catch (error) {
+      return this.#settle(error, true);
+    }
+    if (enough) this.#settle(undefined, false);
+    else this.#read();
+  }
+
+  /** Ends the reading once: resolved, or rejected with `reason`. */
+  #settle(reason: unknown, failed: boolean): void {
+    const resolve = this.#resolve;
+    const reject = this.#reject;
+    if (this.#sink === undefined) return;
+    this.#sink = this.#resolve = this.#reject = undefined;
+    if (failed) reject!(reason);
+    else resolve!();
   }
 }

@@ -47,12 +47,22 @@ export class CommitFailures {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    return pending.catch((error: unknown) => {
-      const marker = new Error("A commit of the run failed", { cause: error });
-      this.#failures.set(marker, error);
-      throw marker;
-    });
+    return pending.catch(this.#marking);
   }
+
+  /**
+   * {@link mark} for a commit already started (the hot commits call the host
+   * directly instead of through a closure per commit).
+   *
+   * @param pending the commit's promise
+   * @returns the same outcome, its failure marked
+   */
+  marked<T>(pending: Promise<T>): Promise<T> {
+    return pending.catch(this.#marking);
+  }
+
+  /** Turns a commit's error into its marker; made once per run. */
+  readonly #marking = markingInto(this.#failures);
 
   /**
    * The commit's own error when `error` marks a failed commit.
@@ -67,6 +77,15 @@ export class CommitFailures {
   }
 }
 
+/** The rejection handler that records each commit error under a new marker error. */
+function markingInto(failures: WeakMap<object, unknown>): (error: unknown) => never {
+  return (error) => {
+    const marker = new Error("A commit of the run failed", { cause: error });
+    failures.set(marker, error);
+    throw marker;
+  };
+}
+
 /**
  * The run host {@link CommitFailures.wrap} returns: every call goes to the
  * thread's host, commits through {@link CommitFailures.mark}. A class, not an
@@ -76,8 +95,6 @@ export class CommitFailures {
 class MarkedHost implements RunHost {
   readonly #host: RunHost;
   readonly #failures: CommitFailures;
-  readonly signal: AbortSignal;
-  readonly toolSignal: AbortSignal;
   readonly observing: boolean;
   // Optional, so an own property only when the host has it (sub-agent facts commit too).
   declare admitChildEvents?: () => Promise<boolean>;
@@ -85,11 +102,18 @@ class MarkedHost implements RunHost {
   constructor(host: RunHost, failures: CommitFailures) {
     this.#host = host;
     this.#failures = failures;
-    this.signal = host.signal;
-    this.toolSignal = host.toolSignal;
     this.observing = host.observing;
     const admitChildEvents = host.admitChildEvents?.bind(host);
     if (admitChildEvents) this.admitChildEvents = () => failures.mark(admitChildEvents);
+  }
+
+  // Read through: the host may make its signals on first read.
+  get signal(): AbortSignal {
+    return this.#host.signal;
+  }
+
+  get toolSignal(): AbortSignal {
+    return this.#host.toolSignal;
   }
 
   get history(): HistoryReader {
@@ -156,11 +180,23 @@ class MarkedHost implements RunHost {
     end?: { outcome: TurnOutcome; steers?: number },
     also?: NewEntry[],
   ): Promise<boolean> {
-    return this.#failures.mark(() => this.#host.commitStep(step, end, also));
+    let pending: Promise<boolean>;
+    try {
+      pending = this.#host.commitStep(step, end, also);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return this.#failures.marked(pending);
   }
 
   commitResults(results: NewResults, artifacts: Artifact[], also?: NewEntry[]): Promise<boolean> {
-    return this.#failures.mark(() => this.#host.commitResults(results, artifacts, also));
+    let pending: Promise<boolean>;
+    try {
+      pending = this.#host.commitResults(results, artifacts, also);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return this.#failures.marked(pending);
   }
 
   commitCompaction(entry: NewCompaction): Promise<boolean> {

@@ -65,15 +65,31 @@ export class ContextGuard {
   }
 
   /**
-   * The next request, compacted first when needed.
+   * The next request, compacted first when needed. The usual step (budget
+   * checked, under the threshold, hashed synchronously) answers at once; a
+   * promise comes back only when there is something to wait for.
    *
    * @param overflow the provider just refused the previous attempt as too large
    * @returns the request, or `undefined` when the turn has ended (or the run lost the thread)
    */
-  async prepare(overflow: boolean): Promise<PreparedRequest | undefined> {
-    let projection = this.project();
+  prepare(
+    overflow: boolean,
+  ): PreparedRequest | undefined | Promise<PreparedRequest | undefined> {
+    const projection = this.project();
     const budget = this.#budget;
-    if (!budget) return await this.#freeze(projection);
+    if (!budget || (this.#checked && !overflow && projection.projected < budget.threshold)) {
+      return this.#freeze(projection);
+    }
+    return this.#prepareChecked(budget, projection, overflow);
+  }
+
+  /** {@link prepare} with a budget: checked once, then compacted when needed. */
+  async #prepareChecked(
+    budget: ContextBudget,
+    first: Projection,
+    overflow: boolean,
+  ): Promise<PreparedRequest | undefined> {
+    let projection = first;
     if (!this.#checked) {
       this.#checked = true;
       const failure = budgetFailure(budget, projection);
@@ -114,16 +130,18 @@ export class ContextGuard {
     return runCompaction(this.#agent, this.#host, budget, projection, { turnId, runId, trigger });
   }
 
-  async #freeze(projection: Projection): Promise<PreparedRequest> {
+  #freeze(projection: Projection): PreparedRequest | Promise<PreparedRequest> {
     const maxOutputTokens = outputBudget(this.#budget, this.#agent, projection.projected);
-    const request = await freezeRequest(
+    const request = freezeRequest(
       this.#agent,
       projection.messages,
       this.#ids.threadId,
       maxOutputTokens,
       this.#host.secrets(),
     );
-    return { request, projection };
+    return request instanceof Promise
+      ? request.then((frozen) => ({ request: frozen, projection }))
+      : { request, projection };
   }
 }
 

@@ -45,7 +45,10 @@ function expect(ok: boolean, type: string, field: string): void {
 
 function isUsage(usage: Usage): boolean {
   if (typeof usage !== "object" || usage === null) return false;
-  for (const value of Object.values(usage)) {
+  // `for…in` over own keys: no array of values per usage event.
+  for (const key in usage) {
+    if (!Object.hasOwn(usage, key)) continue;
+    const value = (usage as Record<string, unknown>)[key];
     if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value))) {
       return false;
     }

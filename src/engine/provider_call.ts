@@ -5,31 +5,17 @@
  * @module
  */
 import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
-import type {
-  FinishReason,
-  Gateway,
-  ProviderEvent,
-  ProviderRequest,
-  Usage,
-} from "../provider/gateway.ts";
+import type { Gateway, ProviderEvent, ProviderRequest } from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { unwatchAbort, watchAbort } from "../tools/abort_watch.ts";
 import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { BoundedReads } from "./bounded_reads.ts";
-import { checkEventFields } from "./event_shape.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
+import { StepAssembly, type StepOutput, streamBroken } from "./step_assembly.ts";
 
-/** A provider response, assembled. */
-export interface StepOutput {
-  text: string;
-  reasoning: string;
-  calls: { callId: string; name: string; arguments: string }[];
-  finish: FinishReason;
-  usage?: Usage;
-  state?: unknown;
-}
+export type { StepOutput } from "./step_assembly.ts";
 
 /** Callbacks that let the run show progress while the request runs. */
 export interface ProviderCallHooks {
@@ -105,99 +91,39 @@ async function runAttempt(
   hooks: ProviderCallHooks,
 ): Promise<StepOutput> {
   const attempt = new AttemptAbort();
-  const abortFromOuter = (): void => attempt.abort(outer.reason);
+  const abortFromOuter = follower(attempt, outer);
   // `outer` is the run's step signal (the engine's own controller): watched cheaply.
   watchAbort(outer, abortFromOuter);
-  let timedOut: ProviderError | undefined;
-  const clock = new AttemptClock(policy.timeouts, (error) => {
-    timedOut = error;
-    attempt.abort(error);
-  });
-
-  const output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
-  const calls = new Map<string, StepOutput["calls"][number]>();
-  let finished = false;
+  const clock = new AttemptClock(policy.timeouts, attempt);
+  const assembly = new StepAssembly(hooks, clock);
   // The gateway is host code: its iterator may never answer and may ignore the
-  // signal. Each `next()` is raced against our own abort (timeouts, cancel,
-  // shutdown), so the attempt ends on time; the abandoned stream's later
-  // events are never read.
+  // signal. Reading is bounded by our own abort (timeouts, cancel, shutdown),
+  // so the attempt ends on time; the abandoned stream's later events are never read.
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
     iterator = openStream(gateway, request, attempt);
-    const reads = new BoundedReads(iterator, attempt);
-    for (;;) {
-      const next = await reads.next();
-      if (attempt.aborted) break;
-      if (typeof next !== "object" || next === null) {
-        throw streamBroken("the stream's iterator returned a non-object");
-      }
-      if (next.done) break;
-      const event = next.value as ProviderEvent;
-      clock.tick();
-      if (typeof event !== "object" || event === null) {
-        throw streamBroken(`the stream yielded ${describeThrown(event)}`);
-      }
-      checkEventFields(event);
-      switch (event.type) {
-        case "text":
-          output.text += event.delta;
-          if (event.delta) hooks.onDelta("assistant", event.delta);
-          break;
-        case "reasoning":
-          output.reasoning += event.delta;
-          if (event.delta) hooks.onDelta("thinking", event.delta);
-          break;
-        case "tool-call-start": {
-          if (calls.has(event.callId)) {
-            throw new ContractViolation(
-              `The gateway sent two tool calls with the same id in one step: ${
-                describeThrown(event.callId)
-              }`,
-            );
-          }
-          const call = { callId: event.callId, name: event.name, arguments: "" };
-          calls.set(event.callId, call);
-          output.calls.push(call);
-          break;
-        }
-        case "tool-call-delta": {
-          const call = calls.get(event.callId);
-          if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
-          call.arguments += event.argumentsDelta;
-          break;
-        }
-        case "tool-call-end":
-          if (!calls.has(event.callId)) {
-            throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
-          }
-          break;
-        case "usage":
-          output.usage = { ...output.usage, ...event.usage };
-          break;
-        case "finish":
-          output.finish = event.reason;
-          if (event.state !== undefined) output.state = storableState(event.state);
-          finished = true;
-          break;
-        default: {
-          const never: never = event;
-          throw streamBroken(`unknown event ${(never as { type: string }).type}`);
-        }
-      }
-      if (finished) break;
-    }
+    await new BoundedReads(iterator, attempt).drain(assembly);
   } catch (error) {
-    throw timedOut ?? error;
+    throw clock.timedOut ?? error;
   } finally {
     clock.stop();
     unwatchAbort(outer, abortFromOuter);
     // Let the gateway clean up, without waiting for a gateway that never answers.
     if (iterator) releaseStream(iterator);
   }
-  if (timedOut) throw timedOut;
+  if (clock.timedOut) throw clock.timedOut;
   outer.throwIfAborted();
-  if (!finished) throw streamBroken("the stream ended without a finish event");
-  return output;
+  if (!assembly.finished) throw streamBroken("the stream ended without a finish event");
+  return assembly.output;
+}
+
+/**
+ * The watcher that aborts an attempt when the step signal does. Made by a
+ * function, not inline: a named closure per attempt costs a `name`
+ * definition under some transpilers (esbuild's keepNames).
+ */
+function follower(attempt: AttemptAbort, outer: AbortSignal): () => void {
+  return () => attempt.abort(outer.reason);
 }
 
 function openStream(
@@ -221,26 +147,6 @@ function releaseStream(iterator: AsyncIterator<ProviderEvent>): void {
   if (returned.ok && returned.value && typeof returned.value.then === "function") {
     returned.value.then(undefined, () => {});
   }
-}
-
-/** Provider state is stored with the step: it must be JSON, checked before the commit. */
-function storableState(state: unknown): unknown {
-  const encoded = callHostCodeSync(() => JSON.stringify(state));
-  if (!encoded.ok || typeof encoded.value !== "string") {
-    throw new ContractViolation(
-      `The gateway's finish.state cannot be stored as JSON: ${
-        encoded.ok ? "it has no JSON form" : encoded.message
-      }`,
-    );
-  }
-  return JSON.parse(encoded.value);
-}
-
-function streamBroken(detail: string): ProviderError {
-  return new ProviderError(`Provider stream interrupted: ${detail}`, {
-    retry: "retryable",
-    kind: "stream_interrupted",
-  });
 }
 
 function asProviderError(error: unknown): ProviderError {

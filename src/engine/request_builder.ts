@@ -103,24 +103,66 @@ export function projectRequest(
   return { messages, estimate, projected, fixed, counter };
 }
 
+/** What a request's fingerprint is computed from, kept on the request until first read. */
+interface FingerprintSource {
+  parts: AgentParts;
+  projected: readonly HistoryMessage[];
+  maxOutputTokens: number | undefined;
+  fingerprint: string | undefined;
+}
+
+/** Where a frozen request keeps its {@link FingerprintSource} (not enumerable). */
+const SOURCE = Symbol("floret.fingerprintSource");
+
+/**
+ * The canonical JSON of `{ maxOutputTokens, messages, tools }`, assembled by
+ * hand from cached pieces; equal to canonicalJson() of the same object (keys
+ * in sorted order, undefined fields left out), which a test checks.
+ */
+function canonicalOf(source: FingerprintSource): string {
+  let json = "{";
+  if (source.maxOutputTokens !== undefined) {
+    json += `"maxOutputTokens":${canonicalJson(source.maxOutputTokens)},`;
+  }
+  json += `"messages":[${source.parts.system.json}`;
+  for (const message of source.projected) json += "," + message.json;
+  return json + `],"tools":${source.parts.toolsJson}}`;
+}
+
+/**
+ * The `fingerprint` getter every frozen request shares: computed on first
+ * read, once. One function for all requests (not a closure per request), so
+ * requests share their hidden class and `defineProperty` stays cheap.
+ */
+function lazyFingerprint(this: ProviderRequest): string {
+  const source = (this as unknown as { [SOURCE]: FingerprintSource })[SOURCE];
+  return (source.fingerprint ??= sha256HexSync!(canonicalOf(source)));
+}
+
+/** The descriptor of every frozen request's `fingerprint` (one object, not one per request). */
+const FINGERPRINT: PropertyDescriptor = { enumerable: true, get: lazyFingerprint };
+
 /**
  * Freezes a projected request with its fingerprint: SHA-256 hex of the
- * canonical JSON of `{ messages, tools, maxOutputTokens }`.
+ * canonical JSON of `{ messages, tools, maxOutputTokens }`. Where the runtime
+ * hashes synchronously (most gateways never read the fingerprint) it is taken
+ * on first read and the request comes back at once; otherwise it is hashed
+ * now and the request comes back as a promise.
  *
  * @param agent the turn's agent
  * @param projected the messages after the system prompt
  * @param threadId the thread, whose id becomes the request's prompt-cache key
  * @param maxOutputTokens the output budget, if the request carries one
  * @param secrets answers messages with secret values, by interaction id: sent, never fingerprinted
- * @returns the frozen request
+ * @returns the frozen request, or a promise of it
  */
-export async function freezeRequest(
+export function freezeRequest(
   agent: Agent,
   projected: readonly HistoryMessage[],
   threadId: string,
   maxOutputTokens: number | undefined,
   secrets?: ReadonlyMap<string, ProviderMessage>,
-): Promise<ProviderRequest> {
+): ProviderRequest | Promise<ProviderRequest> {
   const parts = partsOf(agent);
   const messages = new Array(projected.length + 1);
   messages[0] = parts.system.message;
@@ -132,31 +174,18 @@ export async function freezeRequest(
       if (secret) messages[i + 1] = secret;
     }
   }
-  // Assembled by hand from cached pieces; equal to canonicalJson() of the same object
-  // (keys in sorted order, undefined fields left out), which a test checks.
-  const canonical = (): string => {
-    let json = "{";
-    if (maxOutputTokens !== undefined) {
-      json += `"maxOutputTokens":${canonicalJson(maxOutputTokens)},`;
-    }
-    json += `"messages":[${parts.system.json}`;
-    for (const message of projected) json += "," + message.json;
-    return json + `],"tools":${parts.toolsJson}}`;
-  };
+  const source: FingerprintSource = { parts, projected, maxOutputTokens, fingerprint: undefined };
   const request = { messages, tools: parts.tools } as ProviderRequest;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
   request.cacheKey = threadId;
-  if (sha256HexSync) {
-    // Most gateways never read the fingerprint: compute it on first read, once.
-    const hash = sha256HexSync;
-    let fingerprint: string | undefined;
-    Object.defineProperty(request, "fingerprint", {
-      enumerable: true,
-      get: () => (fingerprint ??= hash(canonical())),
+  if (!sha256HexSync) {
+    return sha256Hex(canonicalOf(source)).then((fingerprint) => {
+      request.fingerprint = fingerprint;
+      return Object.freeze(request);
     });
-  } else {
-    request.fingerprint = await sha256Hex(canonical());
   }
+  Object.defineProperty(request, SOURCE, { value: source });
+  Object.defineProperty(request, "fingerprint", FINGERPRINT);
   return Object.freeze(request);
 }
 

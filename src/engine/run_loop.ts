@@ -19,10 +19,9 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import { observeOpened, settleBatch } from "./batch_settlement.ts";
-import { openForCalls, openForInputs } from "./interaction_plan.ts";
+import { type Opener, openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
-import { untilRunAborted } from "../tools/until_aborted.ts";
 import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
@@ -30,9 +29,11 @@ import { callProvider, type StepOutput } from "./provider_call.ts";
 import { stateKeyOf } from "./request_builder.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
-import { planCalls, RepetitionGuard } from "./tool_calls.ts";
+import { StepHooks } from "./step_hooks.ts";
+import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
-import { runBatch } from "./tool_runner.ts";
+import { type BatchContext, runBatch } from "./tool_runner.ts";
+import { settledBatch } from "./settled_batch.ts";
 
 /** A step entry before the journal numbers it. */
 export type NewStep = Omit<StepEntry, "seq" | "at">;
@@ -67,9 +68,9 @@ export interface RunHost {
    * unless a resolution committed meanwhile gives it work (`runnable`).
    */
   park(): Promise<"parked" | "runnable" | "lost">;
-  /** Aborts the provider request. */
+  /** Aborts the provider request; whenever it is aborted, {@link stopRequested} is true. */
   readonly signal: AbortSignal;
-  /** Aborts tool handlers. */
+  /** Aborts tool handlers; whenever it is aborted, {@link stopRequested} is true. */
   readonly toolSignal: AbortSignal;
   stopRequested(): boolean;
   progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void;
@@ -167,12 +168,20 @@ async function loop(
   // The provider refused the last attempt as too large: compact and resend once.
   let overflowed = false;
   const context = new ContextGuard(agent, host, ids);
+  // Made once per run, not per step: the provider hooks, the interaction opener,
+  // the tools' context and their artifact ids.
+  const hooks = new StepHooks(host);
+  const opener: Opener = { ...ids, newId: idsOf(host) };
+  const toolContext = lazyToolContext(ids, host);
+  const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
     if (await settleBatch(agent, host, ids) === "return") return;
   }
   for (;;) {
-    if (host.stopRequested() || host.signal.aborted) return;
+    // Every stop request aborts `host.signal` and sets `stopRequested()` first:
+    // the flag alone answers, without making the signal.
+    if (host.stopRequested()) return;
     if (step >= agent.maxSteps) {
       await host.endTurn("failed", {
         code: "max_steps",
@@ -182,7 +191,8 @@ async function loop(
     }
     const stepNo = step++;
     if (agent.parentEvents && host.admitChildEvents && !await host.admitChildEvents()) return;
-    const prepared = await context.prepare(overflowed);
+    const preparing = context.prepare(overflowed);
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     if (!prepared) return;
     const { request } = prepared;
     host.progress("model", stepNo, 1);
@@ -190,29 +200,13 @@ async function loop(
     const stepSignal = host.stepSignal();
     let output: StepOutput;
     try {
-      output = await callProvider(agent.gateway, request, agent.retry, stepSignal, {
-        onDelta: (kind, delta) => host.liveDelta(stepNo, kind, delta),
-        onAttempt: (attempt) => {
-          if (attempt > 1) host.progress("model", stepNo, attempt);
-          if (host.observing) {
-            host.observe("provider.attempt", {
-              step: stepNo,
-              attempt,
-              fingerprint: request.fingerprint,
-            });
-          }
-        },
-        onRetry: (attempt, delayMs, error) => {
-          host.dropLive(stepNo);
-          host.progress("retry_wait", stepNo, attempt);
-          host.observe("provider.retry", {
-            step: stepNo,
-            attempt,
-            delayMs,
-            ...describeProviderError(error),
-          });
-        },
-      });
+      output = await callProvider(
+        agent.gateway,
+        request,
+        agent.retry,
+        stepSignal,
+        hooks.aim(stepNo, request),
+      );
     } catch (error) {
       if (host.signal.aborted) return;
       if (error instanceof ContractViolation) throw error;
@@ -279,15 +273,18 @@ async function loop(
     const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
     entry.calls = planned.map((call) => call.record);
     // Approvals and questions open in the same commit as the step that needs them.
-    const opener = { ...ids, newId: (prefix: string) => host.newId(prefix) };
     const opened = openForCalls(planned, opener);
-    const runnable = planned.filter((call) =>
-      !call.record.invalid && !call.record.repeated && call.record.decision === "allow" &&
-      call.record.interactionId === undefined
-    );
-    const dispatched = runnable.filter((call) => needsDispatchMarker(call.tool!.effect)).map((
-      call,
-    ) => call.record.callId);
+    const runnable: PlannedCall[] = [];
+    const dispatched: string[] = [];
+    for (const call of planned) {
+      const { record } = call;
+      if (
+        record.invalid || record.repeated || record.decision !== "allow" ||
+        record.interactionId !== undefined
+      ) continue;
+      runnable.push(call);
+      if (needsDispatchMarker(call.tool!.effect)) dispatched.push(record.callId);
+    }
     if (dispatched.length > 0) entry.dispatched = dispatched;
     if (!await host.commitStep(entry, undefined, opened)) return;
     observeOpened(host, opened);
@@ -301,19 +298,17 @@ async function loop(
       });
     }
     const started = Date.now();
-    const batch = runBatch(
-      opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
-      { ...ids, signal: host.toolSignal },
-      () => host.newId("artifact"),
+    const settling = settledBatch(
+      host,
+      runBatch(
+        opened.length === 0 ? planned : planned.filter((call) => !call.record.interactionId),
+        toolContext,
+        newArtifactId,
+      ),
     );
-    host.batchStarted(batch);
-    // A handler may ignore its signal: once the tools are told to stop
-    // (immediate cancel, shutdown, delete), the run stops waiting for them
-    // and whatever they return later is dropped.
-    const { outcomes, artifacts, inputs, rejectedActivity } = await untilRunAborted(
-      batch,
-      host.toolSignal,
-    );
+    const { outcomes, artifacts, inputs, rejectedActivity } = settling instanceof Promise
+      ? await settling
+      : settling;
     const results: NewResults = {
       kind: "tool_results",
       turnId: ids.turnId,
@@ -365,13 +360,30 @@ async function loop(
   }
 }
 
-function describeProviderError(error: ProviderError): Record<string, unknown> {
+// Made by functions rather than inline: under esbuild's keepNames a named
+// closure pays a `name` definition each time it is made.
+
+/** The host's id allocator as a plain function. */
+function idsOf(host: RunHost): (prefix: string) => string {
+  return (prefix) => host.newId(prefix);
+}
+
+/** The tools' context of a run, whose signal is the host's, read when a handler reads it. */
+function lazyToolContext(
+  ids: { threadId: string; turnId: string; runId: string },
+  host: RunHost,
+): BatchContext {
   return {
-    status: error.status,
-    kind: error.kind,
-    retry: error.retry,
-    message: error.message.slice(0, 500),
+    ...ids,
+    get signal(): AbortSignal {
+      return host.toolSignal;
+    },
   };
+}
+
+/** Allocates artifact ids from the host. */
+function artifactIdsOf(host: RunHost): () => string {
+  return () => host.newId("artifact");
 }
 
 function providerFailure(error: unknown): TurnFailure {

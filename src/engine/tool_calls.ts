@@ -10,7 +10,7 @@ import { canonicalJson } from "../identity/canonical_json.ts";
 import type { CallRecord } from "../journal/entries.ts";
 import { implementationOf, type ToolImplementation } from "../tools/define_tool.ts";
 import { argumentLimitProblem } from "./argument_limits.ts";
-import { callHostCodeSync } from "./host_code.ts";
+import { callHostCodeSync, describeThrown } from "./host_code.ts";
 
 /** A call with its verdict and, when valid, its parsed input. */
 export interface PlannedCall {
@@ -39,8 +39,13 @@ export class RepetitionGuard {
   /** Records a valid call; returns how many times in a row it has now been made. */
   observe(name: string, input: unknown, rawArguments: string): number {
     // A transform may have made the input unserialisable; the raw text still identifies the call.
-    const serialised = callHostCodeSync(() => canonicalJson(input));
-    const signature = name + "\u0000" + (serialised.ok ? serialised.value : rawArguments);
+    let serialised: string;
+    try {
+      serialised = canonicalJson(input);
+    } catch {
+      serialised = rawArguments;
+    }
+    const signature = name + "\u0000" + serialised;
     this.#count = signature === this.#last ? this.#count + 1 : 1;
     this.#last = signature;
     return this.#count;
@@ -61,74 +66,91 @@ export function planCalls(
   calls: readonly { callId: string; name: string; arguments: string }[],
   guard: RepetitionGuard,
 ): { planned: PlannedCall[]; repetitionExceeded: boolean } {
-  let repetitionExceeded = false;
-  const planned = calls.map((call): PlannedCall => {
-    const record: CallRecord = { callId: call.callId, name: call.name, arguments: call.arguments };
-    const definition = agent.tools.get(call.name);
-    if (!definition) {
-      record.invalid = `Unknown tool "${call.name}". Available tools: ${
-        [...agent.tools.keys()].join(", ") || "none"
-      }.`;
-      return { record };
-    }
-    const tool = implementationOf(definition);
-    const tooBig = argumentLimitProblem(call.arguments);
-    if (tooBig) {
-      record.invalid = `The arguments of ${call.name} were refused: ${tooBig}. ` +
-        "Send a smaller, flatter JSON object that matches the tool's schema.";
-      return { record, tool };
-    }
-    let raw: unknown;
-    try {
-      raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-    } catch (error) {
-      record.invalid = `The arguments of ${call.name} are not valid JSON (${
-        (error as Error).message
-      }). Send a JSON object that matches the tool's schema.`;
-      return { record, tool };
-    }
-    // The schema is host code: its transforms and refinements may throw anything.
-    const parsing = callHostCodeSync(() => tool.input.safeParse(raw));
-    if (!parsing.ok) {
-      record.decision = "allow";
-      return {
-        record,
-        tool,
-        failure: `The input schema of ${call.name} failed: ${parsing.message}`,
-      };
-    }
-    const parsed = parsing.value;
-    if (!parsed.success) {
-      const explained = callHostCodeSync(() => z.prettifyError(parsed.error));
-      record.invalid = `The arguments of ${call.name} do not match its schema:\n${
-        explained.ok ? explained.value : "(the schema's error could not be described)"
-      }`;
-      return { record, tool };
-    }
-    const seen = guard.observe(call.name, parsed.data, call.arguments);
-    if (seen >= REPEAT_FAILS) repetitionExceeded = true;
-    if (seen >= REPEAT_REFUSED) {
-      record.repeated = true;
-      return { record, tool, input: parsed.data };
-    }
-    const permitting = callHostCodeSync(() => tool.permissionFor(parsed.data));
-    if (!permitting.ok || !PERMISSIONS.has(permitting.value)) {
-      // A broken permission function never lets a call run unchecked.
-      record.decision = "allow";
-      const why = permitting.ok
-        ? `it returned ${describeValue(permitting.value)}`
-        : permitting.message;
-      return {
-        record,
-        tool,
-        input: parsed.data,
-        failure: `The permission check of ${call.name} failed: ${why}`,
-      };
-    }
-    const permission = permitting.value;
-    // `ask` waits for an approval; the call never runs unapproved.
-    record.decision = permission;
+  const planning: Planning = { guard, repetitionExceeded: false };
+  const planned: PlannedCall[] = new Array(calls.length);
+  for (let i = 0; i < calls.length; i++) planned[i] = planCall(agent, calls[i], planning);
+  return { planned, repetitionExceeded: planning.repetitionExceeded };
+}
+
+/** What the calls of one batch share while they are checked. */
+interface Planning {
+  readonly guard: RepetitionGuard;
+  repetitionExceeded: boolean;
+}
+
+function planCall(
+  agent: Agent,
+  call: { callId: string; name: string; arguments: string },
+  planning: Planning,
+): PlannedCall {
+  const record: CallRecord = { callId: call.callId, name: call.name, arguments: call.arguments };
+  const definition = agent.tools.get(call.name);
+  if (!definition) {
+    record.invalid = `Unknown tool "${call.name}". Available tools: ${
+      [...agent.tools.keys()].join(", ") || "none"
+    }.`;
+    return { record };
+  }
+  const tool = implementationOf(definition);
+  const tooBig = argumentLimitProblem(call.arguments);
+  if (tooBig) {
+    record.invalid = `The arguments of ${call.name} were refused: ${tooBig}. ` +
+      "Send a smaller, flatter JSON object that matches the tool's schema.";
+    return { record, tool };
+  }
+  let raw: unknown;
+  try {
+    raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    record.invalid = `The arguments of ${call.name} are not valid JSON (${
+      (error as Error).message
+    }). Send a JSON object that matches the tool's schema.`;
+    return { record, tool };
+  }
+  // The schema is host code: its transforms and refinements may throw anything.
+  let parsed: ReturnType<typeof tool.input.safeParse>;
+  try {
+    parsed = tool.input.safeParse(raw);
+  } catch (error) {
+    record.decision = "allow";
+    return {
+      record,
+      tool,
+      failure: `The input schema of ${call.name} failed: ${describeThrown(error)}`,
+    };
+  }
+  if (!parsed.success) {
+    const explained = callHostCodeSync(() => z.prettifyError(parsed.error));
+    record.invalid = `The arguments of ${call.name} do not match its schema:\n${
+      explained.ok ? explained.value : "(the schema's error could not be described)"
+    }`;
+    return { record, tool };
+  }
+  const seen = planning.guard.observe(call.name, parsed.data, call.arguments);
+  if (seen >= REPEAT_FAILS) planning.repetitionExceeded = true;
+  if (seen >= REPEAT_REFUSED) {
+    record.repeated = true;
     return { record, tool, input: parsed.data };
-  });
-  return { planned, repetitionExceeded };
+  }
+  let permission: unknown;
+  let why: string | undefined;
+  try {
+    permission = tool.permissionFor(parsed.data);
+    if (!PERMISSIONS.has(permission)) why = `it returned ${describeValue(permission)}`;
+  } catch (error) {
+    why = describeThrown(error);
+  }
+  if (why !== undefined) {
+    // A broken permission function never lets a call run unchecked.
+    record.decision = "allow";
+    return {
+      record,
+      tool,
+      input: parsed.data,
+      failure: `The permission check of ${call.name} failed: ${why}`,
+    };
+  }
+  // `ask` waits for an approval; the call never runs unapproved.
+  record.decision = permission as CallRecord["decision"];
+  return { record, tool, input: parsed.data };
 }

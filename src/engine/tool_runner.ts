@@ -8,7 +8,7 @@ import type { StoredQuestion, ToolOutcome } from "../journal/entries.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { askUserInput } from "../tools/builtin_tools.ts";
 import type { ToolContext } from "../tools/define_tool.ts";
-import { callHostCode, callHostCodeSync } from "./host_code.ts";
+import { callHostCodeSync, describeThrown } from "./host_code.ts";
 import { normaliseActivity } from "../tools/tool_activity.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { storableStructured } from "./structured_value.ts";
@@ -33,102 +33,205 @@ export interface BatchResult {
   rejectedActivity: { callId: string; problem: string }[];
 }
 
+/** What every call of a batch learns besides its call id; `signal` may be a getter. */
+export type BatchContext = Omit<ToolContext, "callId">;
+
+/** Where a call's context keeps its batch's context (not enumerable). */
+const BATCH = Symbol("floret.batchContext");
+
+/** The `signal` getter of every call's context: the batch's signal, read when the handler reads it. */
+function batchSignal(this: { [BATCH]: BatchContext }): AbortSignal {
+  return this[BATCH].signal;
+}
+
+/** The descriptor of every call context's `signal` (as an object literal's getter would be). */
+const SIGNAL: PropertyDescriptor = { get: batchSignal, enumerable: true, configurable: true };
+
+/**
+ * One call's context: the batch's ids, its signal and the call id, in that
+ * order. The signal is read through on first use, so a run whose handlers
+ * never look at it never makes its `AbortSignal` (several microseconds each).
+ */
+function callContext(batch: BatchContext, callId: string): ToolContext {
+  const context = {
+    threadId: batch.threadId,
+    turnId: batch.turnId,
+    runId: batch.runId,
+  } as ToolContext;
+  Object.defineProperty(context, BATCH, { value: batch });
+  Object.defineProperty(context, "signal", SIGNAL);
+  context.callId = callId;
+  return context;
+}
+
 /**
  * Settles every call of a batch in call order; allowed calls run concurrently.
+ * Every handler starts before this returns, in call order; a handler that
+ * answers synchronously is read at once, without a promise of its own, and a
+ * batch whose handlers all did is settled when this returns (no promise: there
+ * is nothing in flight to wait for or to abort).
  *
  * @param planned the batch
  * @param context what each handler learns (its `callId` is filled per call)
  * @param newArtifactId allocates artifact ids
+ * @returns the settled batch, or a promise of it while a handler is still running
  */
-export async function runBatch(
+export function runBatch(
   planned: readonly PlannedCall[],
-  context: Omit<ToolContext, "callId">,
+  context: BatchContext,
   newArtifactId: () => string,
-): Promise<BatchResult> {
-  const artifacts: Artifact[] = [];
-  const inputs = new Map<string, InputRequest>();
-  const rejectedActivity: BatchResult["rejectedActivity"] = [];
-  const outcomes = await Promise.all(planned.map(async (call): Promise<ToolOutcome> => {
-    const { record } = call;
-    const base = { callId: record.callId, name: record.name };
-    if (record.invalid) return { ...base, status: "error", output: record.invalid };
-    if (call.failure !== undefined) return { ...base, status: "error", output: call.failure };
-    if (record.repeated) {
-      return {
-        ...base,
-        status: "error",
-        output: `Not executed: this exact ${record.name} call was already made twice in a row. ` +
-          "Use the earlier result or try something different.",
-      };
-    }
-    if (record.decision === "deny") {
-      return {
-        ...base,
-        status: "denied",
-        output: `The call to ${record.name} was not run: it was denied by policy.`,
-      };
-    }
-    const outcome = await execute(
-      call,
-      { ...context, callId: record.callId },
-      (questions) => inputs.set(record.callId, { ...base, questions }),
-      rejectedActivity,
-    );
-    if (
-      outcome.output.length > MAX_MODEL_OUTPUT_BYTES / 4 &&
-      byteLength(outcome.output) > MAX_MODEL_OUTPUT_BYTES
-    ) {
-      const artifact: Artifact = {
-        id: newArtifactId(),
-        turnId: context.turnId,
-        runId: context.runId,
-        callId: record.callId,
-        text: outcome.output,
-      };
-      artifacts.push(artifact);
-      return { ...outcome, output: bound(outcome.output, artifact.id), artifactId: artifact.id };
-    }
-    return outcome;
-  }));
-  const ordered = planned.map((call) => inputs.get(call.record.callId)).filter((input) =>
-    input !== undefined
-  );
-  return { outcomes, artifacts, inputs: ordered, rejectedActivity };
+): BatchResult | Promise<BatchResult> {
+  const batch = new BatchRun(context, newArtifactId);
+  const settling: (ToolOutcome | Promise<ToolOutcome>)[] = new Array(planned.length);
+  let waits = false;
+  for (let i = 0; i < planned.length; i++) {
+    const outcome = refusal(planned[i]) ?? batch.run(planned[i]);
+    if (outcome instanceof Promise) waits = true;
+    settling[i] = outcome;
+  }
+  if (!waits) return batch.result(planned, settling as ToolOutcome[]);
+  return Promise.all(settling).then((outcomes) => batch.result(planned, outcomes));
 }
 
-async function execute(
-  call: PlannedCall,
-  context: ToolContext,
-  askInput: (questions: StoredQuestion[]) => void,
-  rejectedActivity: BatchResult["rejectedActivity"],
-): Promise<ToolOutcome> {
-  const base = { callId: call.record.callId, name: call.record.name };
-  const ran = await callHostCode(() => call.tool!.execute(call.input, context));
-  if (!ran.ok) return { ...base, status: "error", output: ran.message };
-  // Reading the result is host code too: its fields may be getters or a Proxy.
-  const read = callHostCodeSync((): ToolOutcome => {
-    const value = ran.value;
-    if (!isToolResult(value)) return { ...base, status: "completed", output: stringify(value) };
+/** The outcome of a call that does not run (invalid, failed checks, repeated, denied). */
+function refusal(call: PlannedCall): ToolOutcome | undefined {
+  const { record } = call;
+  if (record.invalid) return outcomeOf(record, "error", record.invalid);
+  if (call.failure !== undefined) return outcomeOf(record, "error", call.failure);
+  if (record.repeated) {
+    return outcomeOf(
+      record,
+      "error",
+      `Not executed: this exact ${record.name} call was already made twice in a row. ` +
+        "Use the earlier result or try something different.",
+    );
+  }
+  if (record.decision === "deny") {
+    return outcomeOf(
+      record,
+      "denied",
+      `The call to ${record.name} was not run: it was denied by policy.`,
+    );
+  }
+  return undefined;
+}
+
+function outcomeOf(
+  record: { callId: string; name: string },
+  status: ToolOutcome["status"],
+  output: string,
+): ToolOutcome {
+  return { callId: record.callId, name: record.name, status, output };
+}
+
+/** What one batch collects besides its outcomes. */
+class BatchRun {
+  readonly artifacts: Artifact[] = [];
+  readonly rejectedActivity: BatchResult["rejectedActivity"] = [];
+  readonly #inputs = new Map<string, InputRequest>();
+  readonly #context: BatchContext;
+  readonly #newArtifactId: () => string;
+
+  constructor(context: BatchContext, newArtifactId: () => string) {
+    this.#context = context;
+    this.#newArtifactId = newArtifactId;
+  }
+
+  /** Runs an allowed call: its outcome now when the handler answered synchronously. */
+  run(call: PlannedCall): ToolOutcome | Promise<ToolOutcome> {
+    const record = call.record;
+    let ran: unknown;
+    try {
+      ran = call.tool!.execute(call.input, callContext(this.#context, record.callId));
+      // Reading `then` is host code too (a getter, a Proxy): inside the guard.
+      if (isThenable(ran)) return this.#ranLater(call, ran);
+    } catch (error) {
+      return outcomeOf(record, "error", describeThrown(error));
+    }
+    return this.#bounded(call, this.#read(call, ran));
+  }
+
+  async #ranLater(call: PlannedCall, ran: PromiseLike<unknown>): Promise<ToolOutcome> {
+    let value: unknown;
+    try {
+      value = await ran;
+    } catch (error) {
+      return outcomeOf(call.record, "error", describeThrown(error));
+    }
+    return this.#bounded(call, this.#read(call, value));
+  }
+
+  /** The settled batch: its outcomes, and the results that asked for input in call order. */
+  result(planned: readonly PlannedCall[], outcomes: ToolOutcome[]): BatchResult {
+    const inputs: InputRequest[] = [];
+    if (this.#inputs.size > 0) {
+      for (const call of planned) {
+        const input = this.#inputs.get(call.record.callId);
+        if (input !== undefined) inputs.push(input);
+      }
+    }
+    return {
+      outcomes,
+      artifacts: this.artifacts,
+      inputs,
+      rejectedActivity: this.rejectedActivity,
+    };
+  }
+
+  /** The outcome with an output too long for the model kept as an artifact. */
+  #bounded(call: PlannedCall, outcome: ToolOutcome): ToolOutcome {
+    if (
+      outcome.output.length <= MAX_MODEL_OUTPUT_BYTES / 4 ||
+      byteLength(outcome.output) <= MAX_MODEL_OUTPUT_BYTES
+    ) return outcome;
+    const context = this.#context;
+    const artifact: Artifact = {
+      id: this.#newArtifactId(),
+      turnId: context.turnId,
+      runId: context.runId,
+      callId: call.record.callId,
+      text: outcome.output,
+    };
+    this.artifacts.push(artifact);
+    return { ...outcome, output: bound(outcome.output, artifact.id), artifactId: artifact.id };
+  }
+
+  /** Reads a handler's value; reading is host code too (its fields may be getters or a Proxy). */
+  #read(call: PlannedCall, value: unknown): ToolOutcome {
+    const record = call.record;
+    try {
+      return this.#outcome(record, value);
+    } catch (error) {
+      return outcomeOf(
+        record,
+        "error",
+        `The tool's result could not be read: ${describeThrown(error)}`,
+      );
+    }
+  }
+
+  #outcome(record: PlannedCall["record"], value: unknown): ToolOutcome {
+    if (!isToolResult(value)) return outcomeOf(record, "completed", stringify(value));
     if (value.inputRequired !== undefined) {
       const parsed = askUserInput.safeParse(value.inputRequired);
       if (!parsed.success) {
-        return {
-          ...base,
-          status: "error",
-          output: "The tool asked for input with invalid questions: " + parsed.error.message,
-        };
+        return outcomeOf(
+          record,
+          "error",
+          "The tool asked for input with invalid questions: " + parsed.error.message,
+        );
       }
-      askInput(parsed.data.questions);
+      this.#inputs.set(record.callId, {
+        callId: record.callId,
+        name: record.name,
+        questions: parsed.data.questions,
+      });
     }
-    const outcome: ToolOutcome = {
-      ...base,
-      status: value.effectOutcome === "uncertain"
-        ? "unknown"
-        : value.isError
-        ? "error"
-        : "completed",
-      output: value.output,
-    };
+    const outcome = outcomeOf(
+      record,
+      value.effectOutcome === "uncertain" ? "unknown" : value.isError ? "error" : "completed",
+      value.output,
+    );
     if (value.structured !== undefined) {
       const stored = storableStructured(value.structured);
       if (!stored.ok) {
@@ -146,18 +249,15 @@ async function execute(
     if (value.activity !== undefined) {
       const checked = normaliseActivity(value.activity);
       if ("activity" in checked) outcome.activity = checked.activity;
-      else rejectedActivity.push({ callId: base.callId, problem: checked.problem });
+      else this.rejectedActivity.push({ callId: record.callId, problem: checked.problem });
     }
     return outcome;
-  });
-  if (!read.ok) {
-    return {
-      ...base,
-      status: "error",
-      output: `The tool's result could not be read: ${read.message}`,
-    };
   }
-  return read.value;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }
 
 function isToolResult(value: unknown): value is {

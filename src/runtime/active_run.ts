@@ -31,10 +31,6 @@ export class ActiveRun {
   readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */
   readonly done: Promise<void>;
-  /** Aborts the provider request (immediate and graceful cancel). */
-  readonly providerSignal: AbortSignal;
-  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
-  readonly toolSignal: AbortSignal;
   readonly #providerAbort = new AbortController();
   readonly #toolAbort = new AbortController();
   #stopRequested = false;
@@ -67,8 +63,20 @@ export class ActiveRun {
     if (compaction !== undefined) this.compaction = compaction;
     if (supplementalContext?.length) this.supplementalContext = supplementalContext;
     this.done = new Promise((resolve) => (this.#finished = resolve));
-    this.providerSignal = this.#providerAbort.signal;
-    this.toolSignal = this.#toolAbort.signal;
+  }
+
+  /**
+   * Aborts the provider request (immediate and graceful cancel). Made on first
+   * read: a run reads it only when something stops it or a compaction runs
+   * (its steps check {@link stopRequested}, which every abort of it sets first).
+   */
+  get providerSignal(): AbortSignal {
+    return this.#providerAbort.signal;
+  }
+
+  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
+  get toolSignal(): AbortSignal {
+    return this.#toolAbort.signal;
   }
 
   /** A stop was asked for: the run returns at its next check. */
@@ -126,7 +134,8 @@ export class ActiveRun {
     // attempt), so a step only pays for a controller after an abort.
     if (this.#stepAbort && !this.#stepAbort.signal.aborted) return this.#stepAbort.signal;
     this.#stepAbort = new AbortController();
-    if (this.#providerAbort.signal.aborted) {
+    // A stop aborts the provider's controller right after setting the flag.
+    if (this.#stopRequested) {
       this.#stepAbort.abort(this.#providerAbort.signal.reason);
     }
     return this.#stepAbort.signal;

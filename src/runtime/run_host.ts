@@ -53,8 +53,6 @@ export interface RunDeps extends AgentResolver {
 
 /** One run's link to its thread. */
 export class ThreadRunHost implements RunHost {
-  readonly signal: AbortSignal;
-  readonly toolSignal: AbortSignal;
   readonly observing: boolean;
   readonly #actor: ThreadActor;
   readonly #run: ActiveRun;
@@ -71,9 +69,16 @@ export class ThreadRunHost implements RunHost {
     this.#actor = actor;
     this.#run = run;
     this.#deps = deps;
-    this.signal = run.providerSignal;
-    this.toolSignal = run.toolSignal;
     this.observing = deps.observing;
+  }
+
+  // Getters: the run makes its signals on first read.
+  get signal(): AbortSignal {
+    return this.#run.providerSignal;
+  }
+
+  get toolSignal(): AbortSignal {
+    return this.#run.toolSignal;
   }
 
   get supplementalContext(): readonly SupplementalContext[] | undefined {
@@ -169,27 +174,35 @@ export class ThreadRunHost implements RunHost {
   commitStep(
     step: NewStep,
     end?: { outcome: TurnOutcome; steers?: number },
-    also: NewEntry[] = [],
+    also?: NewEntry[],
   ): Promise<boolean> {
-    return this.#owned(async () => {
+    const entries = also === undefined || also.length === 0 ? [step] : [step, ...also];
+    return this.#owned(() => {
       // A steer that arrived during the final step keeps the turn going.
       const steered = end?.steers !== undefined && end.steers !== this.#run.steers;
-      if (end && !steered) return await this.#end([step, ...also], end.outcome);
+      if (end && !steered) return this.#end(entries, end.outcome);
       this.#steered = steered;
-      await this.#actor.commit({ record: null, entries: [step, ...also], fresh: true });
-      this.#run.dropPartial();
+      return this.#actor.commit({ record: null, entries, fresh: true }).then(this.#stepCommitted);
     });
+  }
+
+  /** A step committed: its streamed text is in the journal now. Made once per run. */
+  readonly #stepCommitted = dropPartialOf(this);
+
+  /** Forgets what the run's step streamed (its text was committed or is void). */
+  dropPartial(): void {
+    this.#run.dropPartial();
   }
 
   commitResults(
     results: NewResults,
     artifacts: Artifact[],
-    also: NewEntry[] = [],
+    also?: NewEntry[],
   ): Promise<boolean> {
     return this.#owned(() =>
       this.#actor.commit({
         record: null,
-        entries: also.length === 0 ? [results] : [results, ...also],
+        entries: also === undefined || also.length === 0 ? [results] : [results, ...also],
         set: this.#artifactValues(artifacts),
         fresh: true,
       })
@@ -200,7 +213,8 @@ export class ThreadRunHost implements RunHost {
     return this.#owned(() => this.#actor.commit({ record: null, entries: [entry] }));
   }
 
-  #artifactValues(artifacts: Artifact[]): { key: KvKey; value: unknown }[] {
+  #artifactValues(artifacts: Artifact[]): { key: KvKey; value: unknown }[] | undefined {
+    if (artifacts.length === 0) return undefined;
     const threadId = this.#actor.threadId;
     return artifacts.map((artifact) => ({
       key: keys.artifact(threadId, artifact.id),
@@ -281,6 +295,11 @@ export class ThreadRunHost implements RunHost {
       actor.exclusive(() => actor.owns(this.#run) ? change().then(owned) : false)
     );
   }
+}
+
+/** The callback that drops a run host's streamed text (made once per run, not per step). */
+function dropPartialOf(host: ThreadRunHost): () => void {
+  return () => host.dropPartial();
 }
 
 /** `detail` with `redact` applied to each string field (events are flat: ids, counts, messages). */

@@ -53,7 +53,7 @@ function bound<T>(promise: Promise<T>, signal: AbortSignal, how: AbortListening)
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = rejecter(reject, signal);
     how.listen(signal, onAbort);
     promise.then(
       (value) => {
@@ -66,4 +66,13 @@ function bound<T>(promise: Promise<T>, signal: AbortSignal, how: AbortListening)
       },
     );
   });
+}
+
+/**
+ * The abort callback of one bound. Made by a function, not assigned inline:
+ * a named closure per call costs a `name` definition under some transpilers
+ * (esbuild's keepNames), and a run bounds its tool batch on every step.
+ */
+function rejecter(reject: (reason: unknown) => void, signal: AbortSignal): () => void {
+  return () => reject(signal.reason);
 }

@@ -1,0 +1,144 @@
+/**
+ * Assembling one attempt's streamed events into a step output: text and
+ * reasoning deltas concatenated, tool calls with their argument text, usage,
+ * the finish reason and the provider's state. Every event is checked as it
+ * arrives: the gateway is host code.
+ *
+ * @module
+ */
+import type { FinishReason, ProviderEvent, Usage } from "../provider/gateway.ts";
+import { ProviderError } from "../provider/provider_error.ts";
+import type { AttemptClock } from "./attempt_clock.ts";
+import type { ReadSink } from "./bounded_reads.ts";
+import { ContractViolation } from "./contract_violation.ts";
+import { checkEventFields } from "./event_shape.ts";
+import { callHostCodeSync, describeThrown } from "./host_code.ts";
+
+/** A provider response, assembled. */
+export interface StepOutput {
+  text: string;
+  reasoning: string;
+  calls: { callId: string; name: string; arguments: string }[];
+  finish: FinishReason;
+  usage?: Usage;
+  state?: unknown;
+}
+
+/** Where live deltas go while the attempt streams. */
+export interface DeltaHook {
+  onDelta(kind: "thinking" | "assistant", delta: string): void;
+}
+
+/** The output of one attempt, built event by event (a {@link ReadSink} of the stream). */
+export class StepAssembly implements ReadSink<ProviderEvent> {
+  readonly output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
+  /** Whether the finish event arrived. */
+  finished = false;
+  readonly #calls = new Map<string, StepOutput["calls"][number]>();
+  readonly #hooks: DeltaHook;
+  readonly #clock: AttemptClock;
+
+  /**
+   * @param hooks told of each non-empty text or reasoning delta
+   * @param clock told that output arrived
+   */
+  constructor(hooks: DeltaHook, clock: AttemptClock) {
+    this.#hooks = hooks;
+    this.#clock = clock;
+  }
+
+  /**
+   * Takes one read of the stream.
+   *
+   * @param next what the iterator answered
+   * @returns `true` once the stream is over (its end, or the finish event)
+   * @throws {ProviderError} `stream_interrupted` for a read or event the stream cannot carry
+   * @throws {ContractViolation} for an event field of the wrong type or a repeated call id
+   */
+  take(next: IteratorResult<ProviderEvent>): boolean {
+    if (typeof next !== "object" || next === null) {
+      throw streamBroken("the stream's iterator returned a non-object");
+    }
+    if (next.done) return true;
+    const event = next.value as ProviderEvent;
+    this.#clock.tick();
+    if (typeof event !== "object" || event === null) {
+      throw streamBroken(`the stream yielded ${describeThrown(event)}`);
+    }
+    checkEventFields(event);
+    const output = this.output;
+    switch (event.type) {
+      case "text":
+        output.text += event.delta;
+        if (event.delta) this.#hooks.onDelta("assistant", event.delta);
+        break;
+      case "reasoning":
+        output.reasoning += event.delta;
+        if (event.delta) this.#hooks.onDelta("thinking", event.delta);
+        break;
+      case "tool-call-start": {
+        if (this.#calls.has(event.callId)) {
+          throw new ContractViolation(
+            `The gateway sent two tool calls with the same id in one step: ${
+              describeThrown(event.callId)
+            }`,
+          );
+        }
+        const call = { callId: event.callId, name: event.name, arguments: "" };
+        this.#calls.set(event.callId, call);
+        output.calls.push(call);
+        break;
+      }
+      case "tool-call-delta": {
+        const call = this.#calls.get(event.callId);
+        if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
+        call.arguments += event.argumentsDelta;
+        break;
+      }
+      case "tool-call-end":
+        if (!this.#calls.has(event.callId)) {
+          throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
+        }
+        break;
+      case "usage":
+        output.usage = { ...output.usage, ...event.usage };
+        break;
+      case "finish":
+        output.finish = event.reason;
+        if (event.state !== undefined) output.state = storableState(event.state);
+        this.finished = true;
+        return true;
+      default: {
+        const never: never = event;
+        throw streamBroken(`unknown event ${(never as { type: string }).type}`);
+      }
+    }
+    return false;
+  }
+}
+
+/** Provider state is stored with the step: it must be JSON, checked before the commit. */
+function storableState(state: unknown): unknown {
+  const encoded = callHostCodeSync(() => JSON.stringify(state));
+  if (!encoded.ok || typeof encoded.value !== "string") {
+    throw new ContractViolation(
+      `The gateway's finish.state cannot be stored as JSON: ${
+        encoded.ok ? "it has no JSON form" : encoded.message
+      }`,
+    );
+  }
+  return JSON.parse(encoded.value);
+}
+
+/**
+ * The error of a stream that broke off or sent what no stream may.
+ *
+ * @param detail what was wrong
+ * @returns a retryable `stream_interrupted` error
+ */
+export function streamBroken(detail: string): ProviderError {
+  return new ProviderError(`Provider stream interrupted: ${detail}`, {
+    retry: "retryable",
+    kind: "stream_interrupted",
+  });
+}
