@@ -11,7 +11,7 @@ import { posix } from "node:path";
 
 /** Bottom first. A directory (or top-level file) of `src/` belongs to exactly one layer. */
 const LAYERS: readonly (readonly string[])[] = [
-  ["errors.ts", "_runtime.ts", "optional_peer.ts"],
+  ["errors.ts", "_runtime.ts", "optional_peer.ts", "text"],
   ["identity", "spi", "observation"],
   ["provider", "tools", "validation"],
   ["config", "context"],
