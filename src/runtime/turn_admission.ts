@@ -154,6 +154,8 @@ export async function admitTurn(
   await actor.commit({
     record,
     entries,
+    // Made here for this commit alone, unless a hand-over's end comes first: stamped in place.
+    fresh: before === undefined,
     request: admission.claim?.(turnId),
     set: titled.claim === undefined
       ? undefined
