@@ -210,6 +210,7 @@ export class ThreadActor {
     try {
       entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
       seq += entries.length;
+      // The commit's own copy of the record: its seq and lease are stamped on it.
       record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     } catch (error) {
       return Promise.reject(error);
