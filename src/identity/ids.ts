@@ -7,6 +7,8 @@
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, sorts like its values
 let lastTime = 0;
+// The time part of lastTime, encoded once per millisecond: ids made within one share it.
+let timePart = encodeBase32(lastTime, 10);
 let sequence = 0;
 // Random bytes are drawn 64 ids at a time: one getRandomValues call per id
 // was a visible share of a tool step's cost. Each byte is used once.
@@ -24,6 +26,7 @@ export function newId(prefix: string): string {
   const now = Date.now();
   if (now > lastTime) {
     lastTime = now;
+    timePart = encodeBase32(now, 10);
     sequence = 0;
   } else {
     sequence++;
@@ -35,7 +38,7 @@ export function newId(prefix: string): string {
   let tail = "";
   for (let i = poolAt; i < poolAt + 8; i++) tail += ALPHABET[pool[i] & 31];
   poolAt += 8;
-  return `${prefix}_${encodeBase32(lastTime, 10)}${encodeBase32(sequence, 3)}${tail}`;
+  return `${prefix}_${timePart}${encodeBase32(sequence, 3)}${tail}`;
 }
 
 function encodeBase32(value: number, width: number): string {

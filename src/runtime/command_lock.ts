@@ -24,6 +24,9 @@ export class CommandLock {
   constructor(stale: () => boolean, refresh: () => Promise<unknown>) {
     this.#stale = stale;
     this.#refresh = refresh;
+    this.#release = () => {
+      this.#queued--;
+    };
   }
 
   /** Whether a command runs or waits. */
@@ -83,9 +86,9 @@ export class CommandLock {
     return result;
   }
 
-  readonly #release = (): void => {
-    this.#queued--;
-  };
+  // Made in the constructor, not as an arrow field: under tsx (esbuild
+  // keepNames) an arrow field is wrapped to name it, for every thread's lock.
+  readonly #release: () => void;
 }
 
 function noop(): void {}

@@ -42,9 +42,12 @@ export function canSettleAbandoned(
 }
 
 /**
- * Stamps a record about to be committed by this host: a turn this host admits
- * (no owner yet) or already owns gets this host as owner and a fresh lease;
- * another host's turn is left as it is.
+ * Stamps a record about to be committed by this host, in place: a turn this
+ * host admits (no owner yet) or already owns gets this host as owner and a
+ * fresh lease; another host's turn is left as it is. The caller owns `record`
+ * (a copy made for the commit), so no second copy of it is made.
+ *
+ * @returns `record`
  */
 export function stampLease(
   record: ThreadRecord,
@@ -54,7 +57,9 @@ export function stampLease(
   const active = ownActive(record, ownership);
   if (!active) return record;
   const leaseUntil = now + ownership.leaseTtlMs;
-  return { ...record, active: { ...active, owner: ownership.hostId, leaseUntil } };
+  // `active` is replaced, not changed: the record it came from may share it.
+  record.active = { ...active, owner: ownership.hostId, leaseUntil };
+  return record;
 }
 
 /** Whether this host's lease on the record is past a third of its life (time to renew). */

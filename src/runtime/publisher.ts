@@ -63,16 +63,10 @@ export class Publisher {
   // promise is the same microtask as `queueMicrotask` without what Node builds
   // around each of those (an async resource and a bound function), and this
   // runs several times per step. A throw still surfaces as an uncaught
-  // exception, as from `queueMicrotask`, not as a rejection.
-  readonly #flushTask = (): void => {
-    try {
-      this.flush();
-    } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
-  };
+  // exception, as from `queueMicrotask`, not as a rejection. Made by a module
+  // function: under tsx (esbuild keepNames) an arrow field is wrapped to name
+  // it, which every thread's publisher would pay.
+  readonly #flushTask = flushTaskOf(this);
 
   /** Publishes pending ops as one batch now. */
   flush(): void {
@@ -193,4 +187,17 @@ function estimateBytes(ops: ViewOp[]): number {
     }
   }
   return bytes;
+}
+
+/** The end-of-task flush of `publisher` (see `Publisher#flushTask`). */
+function flushTaskOf(publisher: Publisher): () => void {
+  return () => {
+    try {
+      publisher.flush();
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
 }

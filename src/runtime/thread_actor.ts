@@ -210,6 +210,7 @@ export class ThreadActor {
     try {
       entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
       seq += entries.length;
+      // The commit's own copy of the record: its seq and lease are stamped on it.
       record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     } catch (error) {
       return Promise.reject(error);
@@ -286,8 +287,11 @@ export class ThreadActor {
 
   /** Publishes the status and queue components and wakes status waiters. */
   publishStatus(): void {
-    this.publisher.push({ op: "component", name: "status", value: this.status });
-    this.publisher.push({ op: "component", name: "queue", value: this.queueView() });
+    // Nobody listens: the flush would drop the ops; only the view's version must move.
+    if (this.publisher.hasSubscribers) {
+      this.publisher.push({ op: "component", name: "status", value: this.status });
+      this.publisher.push({ op: "component", name: "queue", value: this.queueView() });
+    } else this.publisher.touch();
     this.#statusChange.wakeAll();
   }
 
@@ -408,6 +412,8 @@ export class ThreadActor {
 
   #publishTitle(): void {
     this.#titleShown = titleKeyOf(this.record);
+    // Nobody listens: the flush would drop the ops; only the view's version must move.
+    if (!this.publisher.hasSubscribers) return this.publisher.touch();
     const state = titleStateOf(this.record);
     this.publisher.push({ op: "component", name: "title", value: state.title ?? null });
     this.publisher.push({ op: "component", name: "titleState", value: state });

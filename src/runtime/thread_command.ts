@@ -57,8 +57,10 @@ export async function viewCommand(
   const key = await commandKey(command, op, input);
   return threadCommand(ctx, {
     ...key,
-    replay: (_result, actor) => ({ view: actor.snapshot() }),
-    run: async (actor) => {
+    replay(_result, actor) {
+      return { view: actor.snapshot() };
+    },
+    async run(actor) {
       await change(actor, key);
       return { view: actor.snapshot() };
     },

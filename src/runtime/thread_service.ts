@@ -163,14 +163,17 @@ export function createThreadService(
 ): LocalThreadService {
   // Every failure, validation included, arrives as a rejected promise, and
   // as a FloretError: the one place a stray error is given a code.
+  // Not async: each command would pay an async frame and an await more than it needs.
   const guarded =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+      let result: Promise<R>;
       try {
         ctx.assertOpen();
-        return await fn(...args);
+        result = fn(...args);
       } catch (error) {
-        throw asFloretError(error);
+        return Promise.reject(asFloretError(error));
       }
+      return result.then(undefined, rethrowAsFloretError);
     };
 
   const waitGuarded = guarded((
@@ -260,6 +263,10 @@ function parseCommand<K extends keyof typeof commandSchemas>(
 ): typeof commandSchemas[K] extends ZodType<infer T> ? T : never {
   const schema: ZodType<unknown> = commandSchemas[name];
   return parseInput(schema, input, `${name} input`) as never;
+}
+
+function rethrowAsFloretError(error: unknown): never {
+  throw asFloretError(error);
 }
 
 /**

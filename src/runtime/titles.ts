@@ -25,6 +25,7 @@ export const TITLE_CLAIM_MS = TITLE_TIMEOUT_MS + 5_000;
 
 /** A record with the first message's title applied, and the claim to run, if any. */
 export interface FirstMessageTitle {
+  /** The record given, when no title applies; otherwise a copy the caller owns. */
   record: ThreadRecord;
   /** Set when a generated title should be requested under this generation. */
   claim?: number;

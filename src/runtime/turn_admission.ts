@@ -141,19 +141,21 @@ export async function admitTurn(
   const base = before?.record ?? actor.record;
   // The first accepted message brings the fallback title (and a title claim) in this commit.
   const titled = firstMessageTitle(base, admission.input, agent, actor.ownership.hostId);
-  const record: ThreadRecord = {
-    ...titled.record,
-    queue: admission.queueId === undefined
-      ? titled.record.queue
-      : titled.record.queue.filter((queued) => queued.id !== admission.queueId),
-    status: "running",
-    active: { turnId, runId },
-    lastTurn: { turnId, retryable: !admission.compaction },
-    updatedAt: nowIso(),
-  };
+  // A titled record is already a copy of its own: set on it, in the order (and so with the
+  // key order) a spread of it with these fields would give, rather than copy it again.
+  const record: ThreadRecord = titled.record === base ? { ...base } : titled.record;
+  record.queue = admission.queueId === undefined
+    ? record.queue
+    : record.queue.filter((queued) => queued.id !== admission.queueId);
+  record.status = "running";
+  record.active = { turnId, runId };
+  record.lastTurn = { turnId, retryable: !admission.compaction };
+  record.updatedAt = nowIso();
   await actor.commit({
     record,
     entries,
+    // Made here for this commit alone, unless a hand-over's end comes first: stamped in place.
+    fresh: before === undefined,
     request: admission.claim?.(turnId),
     set: titled.claim === undefined
       ? undefined

@@ -44,8 +44,12 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
   const key = await commandKey(command, "send", input);
   return threadCommand(ctx, {
     ...key,
-    replay: (result, actor) => ({ threadId, ...result, view: actor.snapshot() }) as SendResult,
-    run: async (actor) => {
+    // Methods, not arrow properties: under tsx (esbuild keepNames) an arrow
+    // property is wrapped to name it, which every send would pay.
+    replay(result, actor) {
+      return { threadId, ...result, view: actor.snapshot() } as SendResult;
+    },
+    async run(actor) {
       // A deferred host leaves an unfinished turn as it is (activate or a restore settles it).
       if (!ctx.gate.deferred) await settleOrphan(actor);
       if (actor.record.status !== "idle" || actor.run) {
@@ -77,7 +81,9 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
         requestKey,
         input,
         supplementalContext: command.supplementalContext,
-        claim: (id) => claimOf(key, { turnId: id, queued: false }),
+        claim(id) {
+          return claimOf(key, { turnId: id, queued: false });
+        },
       });
       return { threadId, turnId, queued: false, view: actor.snapshot() };
     },
@@ -92,8 +98,10 @@ export async function retry(
   const key = await commandKey(command, "retry", { turnId: command.turnId ?? null });
   return threadCommand(ctx, {
     ...key,
-    replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
-    run: async (actor) => {
+    replay(result, actor) {
+      return { turnId: result.turnId as string, view: actor.snapshot() };
+    },
+    async run(actor) {
       ctx.gate.assertExecutable("retry");
       await assertIdle(actor);
       const last = actor.record.lastTurn;
@@ -120,7 +128,9 @@ export async function retry(
           turnId: last.turnId,
           mode: last.outcome === "completed" ? "regenerate" : "resume",
         },
-        claim: (id) => claimOf(key, { turnId: id }),
+        claim(id) {
+          return claimOf(key, { turnId: id });
+        },
       });
       return { turnId, view: actor.snapshot() };
     },
@@ -135,13 +145,17 @@ export async function promoteQueued(
   const key = await commandKey(command, "promoteQueued", { queueId: command.queueId });
   return threadCommand(ctx, {
     ...key,
-    replay: (result, actor) => ({ turnId: result.turnId as string, view: actor.snapshot() }),
-    run: async (actor) => {
+    replay(result, actor) {
+      return { turnId: result.turnId as string, view: actor.snapshot() };
+    },
+    async run(actor) {
       ctx.gate.assertExecutable("promoteQueued");
       await assertIdle(actor);
       const turnId = await startTurn(ctx, actor, {
         ...queuedAdmission(queuedItem(actor, command.queueId), actor),
-        claim: (id) => claimOf(key, { turnId: id }),
+        claim(id) {
+          return claimOf(key, { turnId: id });
+        },
       });
       return { turnId, view: actor.snapshot() };
     },

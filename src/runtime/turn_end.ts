@@ -77,10 +77,7 @@ export async function endTurn(
 ): Promise<ActiveRun | undefined> {
   // A run that ends its turn while a compaction is open (it failed inside it) records it.
   const stopped = unfinishedCompactions(actor, end.turnId, STOPPED.ended);
-  const ending = (record: ThreadRecord): { record: ThreadRecord; entries: NewEntry[] } => {
-    const planned = planTurnEnd(record, end);
-    return { record: planned.record, entries: [...entries, ...stopped, ...planned.entries] };
-  };
+  const ending = endingOf(end, entries, stopped);
   const queued = end.outcome === "completed" ? actor.record.queue[0] : undefined;
   let next: PreparedTurn | undefined;
   if (queued) {
@@ -100,4 +97,21 @@ export async function endTurn(
   }
   await actor.commit(ending(actor.record));
   return undefined;
+}
+
+/**
+ * Plans a turn's end on the record it is given, after the run's last step
+ * and the compactions it stopped. Made here, not
+ * as a named arrow in `endTurn`: under tsx (esbuild keepNames) a named arrow
+ * is wrapped to name it, which every turn would pay.
+ */
+function endingOf(
+  end: TurnEnd,
+  entries: NewEntry[],
+  stopped: NewEntry[],
+): (record: ThreadRecord) => { record: ThreadRecord; entries: NewEntry[] } {
+  return (record) => {
+    const planned = planTurnEnd(record, end);
+    return { record: planned.record, entries: [...entries, ...stopped, ...planned.entries] };
+  };
 }

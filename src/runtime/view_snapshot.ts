@@ -47,17 +47,43 @@ export interface SnapshotParts {
  */
 export function viewSnapshot(parts: SnapshotParts): ThreadView {
   const { record, view: model } = parts;
-  const view: ThreadView = {
-    threadId: record.id,
-    ...titleStateOf(record),
-    status: parts.status,
-    items: NOT_YET_COPIED,
-    pending: parts.interactions.pending().map(publicInteraction),
-    queue: record.queue.map(queuedView),
-    turns: NOT_YET_COPIED,
-    todos: model.todos.map((todo) => ({ ...todo })),
-    viewVersion: parts.viewVersion,
-  };
+  const { title, titleStatus, titleGeneration } = titleStateOf(record);
+  const threadId = record.id;
+  const status = parts.status;
+  const pending = parts.interactions.pending().map(publicInteraction);
+  const queue = record.queue.map(queuedView);
+  const todos = model.todos.map((todo) => ({ ...todo }));
+  const viewVersion = parts.viewVersion;
+  // Two literals, not a spread of the title state: a spread inside a literal
+  // copies through the runtime (about ten times the cost of this whole
+  // literal), and every command's result carries a view. The keys keep the
+  // spread's order: a present title after its generation.
+  const view: ThreadView = title === undefined
+    ? {
+      threadId,
+      titleStatus,
+      titleGeneration,
+      status,
+      items: NOT_YET_COPIED,
+      pending,
+      queue,
+      turns: NOT_YET_COPIED,
+      todos,
+      viewVersion,
+    }
+    : {
+      threadId,
+      titleStatus,
+      titleGeneration,
+      title,
+      status,
+      items: NOT_YET_COPIED,
+      pending,
+      queue,
+      turns: NOT_YET_COPIED,
+      todos,
+      viewVersion,
+    };
   if (record.restoredInputs?.length) view.restoredInputs = record.restoredInputs.map(queuedView);
   if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
   if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
