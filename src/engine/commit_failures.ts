@@ -19,6 +19,7 @@ import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
+import type { StopSwitch } from "./step_abort.ts";
 
 /** Marks the failures of a run host's commits. */
 export class CommitFailures {
@@ -133,7 +134,7 @@ class MarkedHost implements RunHost {
     return this.#host.openCalls;
   }
 
-  stepSignal(): AbortSignal {
+  stepSignal(): StopSwitch {
     return this.#host.stepSignal();
   }
 

@@ -34,6 +34,7 @@ import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { type BatchContext, runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
+import type { StopSwitch } from "./step_abort.ts";
 
 /** A step entry before the journal numbers it. */
 export type NewStep = Omit<StepEntry, "seq" | "at">;
@@ -53,8 +54,8 @@ export interface RunHost {
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */
   readonly openCalls: OpenCallsReader;
-  /** A signal for the next provider request: a stop or a steer aborts it. */
-  stepSignal(): AbortSignal;
+  /** The switch of the next provider request: a stop or a steer aborts it. */
+  stepSignal(): StopSwitch;
   /** Steering messages that reached this run so far. */
   steerCount(): number;
   /** Whether the last final step was kept open because a steer arrived; clears the flag. */

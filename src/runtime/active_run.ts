@@ -9,6 +9,7 @@ import type { Agent } from "../config/agent.ts";
 import type { SupplementalContext } from "../journal/entries.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import { REDACTED } from "../projection/answers_message.ts";
+import { StepAbort, type StopSwitch } from "../engine/step_abort.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
 export interface PartialStep {
@@ -37,7 +38,7 @@ export class ActiveRun {
   #batch: Promise<void> | undefined;
   #partial: PartialStep | undefined;
   #finished!: () => void;
-  #stepAbort: AbortController | undefined;
+  #stepAbort: StepAbort | undefined;
   #steers = 0;
   // Secret answers live here only: in the memory of the run that `respond` resumed.
   readonly #secrets = new Map<string, ProviderMessage>();
@@ -125,20 +126,22 @@ export class ActiveRun {
   }
 
   /**
-   * A signal for one provider request: aborted by a stop, or by a steer
-   * (which ends the attempt but not the turn).
+   * The switch of one provider request: aborted by a stop, or by a steer
+   * (which ends the attempt but not the turn). A plain switch, not an
+   * `AbortController`: only the engine watches it (the gateway gets the
+   * attempt's own signal).
    */
-  stepSignal(): AbortSignal {
-    // A signal nobody aborted serves the next request as well as a new one
-    // would (stop and steer abort it; listeners are removed after each
-    // attempt), so a step only pays for a controller after an abort.
-    if (this.#stepAbort && !this.#stepAbort.signal.aborted) return this.#stepAbort.signal;
-    this.#stepAbort = new AbortController();
+  stepSignal(): StopSwitch {
+    // A switch nobody aborted serves the next request as well as a new one
+    // would (stop and steer abort it; watchers are removed after each
+    // attempt), so a step only pays for a new one after an abort.
+    if (this.#stepAbort && !this.#stepAbort.aborted) return this.#stepAbort;
+    this.#stepAbort = new StepAbort();
     // A stop aborts the provider's controller right after setting the flag.
     if (this.#stopRequested) {
       this.#stepAbort.abort(this.#providerAbort.signal.reason);
     }
-    return this.#stepAbort.signal;
+    return this.#stepAbort;
   }
 
   /** How many steering messages reached this run. */
