@@ -104,8 +104,13 @@ class MarkedHost implements RunHost {
     this.#host = host;
     this.#failures = failures;
     this.observing = host.observing;
-    const admitChildEvents = host.admitChildEvents?.bind(host);
-    if (admitChildEvents) this.admitChildEvents = () => failures.mark(admitChildEvents);
+    // The one method of the prototype, not a bound copy and a closure per run.
+    if (host.admitChildEvents) this.admitChildEvents = this.#admitChildEvents;
+  }
+
+  /** The host's `admitChildEvents`, its failure marked (called as a method of this host). */
+  #admitChildEvents(): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.admitChildEvents!());
   }
 
   // Read through: the host may make its signals on first read.

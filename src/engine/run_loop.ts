@@ -173,7 +173,7 @@ async function loop(
   // the tools' context and their artifact ids.
   const hooks = new StepHooks(host);
   const opener: Opener = { ...ids, newId: idsOf(host) };
-  const toolContext = lazyToolContext(ids, host);
+  const toolContext = new RunToolContext(ids, host);
   const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
@@ -369,17 +369,27 @@ function idsOf(host: RunHost): (prefix: string) => string {
   return (prefix) => host.newId(prefix);
 }
 
-/** The tools' context of a run, whose signal is the host's, read when a handler reads it. */
-function lazyToolContext(
-  ids: { threadId: string; turnId: string; runId: string },
-  host: RunHost,
-): BatchContext {
-  return {
-    ...ids,
-    get signal(): AbortSignal {
-      return host.toolSignal;
-    },
-  };
+/**
+ * The tools' context of a run, whose signal is the host's, read when a
+ * handler reads it. A class: its getter lives once on the prototype, where an
+ * object literal with a getter defines an accessor on every run's object.
+ */
+class RunToolContext implements BatchContext {
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly runId: string;
+  readonly #host: RunHost;
+
+  constructor(ids: { threadId: string; turnId: string; runId: string }, host: RunHost) {
+    this.threadId = ids.threadId;
+    this.turnId = ids.turnId;
+    this.runId = ids.runId;
+    this.#host = host;
+  }
+
+  get signal(): AbortSignal {
+    return this.#host.toolSignal;
+  }
 }
 
 /** Allocates artifact ids from the host. */
