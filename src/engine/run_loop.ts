@@ -116,12 +116,14 @@ export const MAX_LENGTH_CONTINUATIONS = 2;
  * @param ids the run's identity
  * @throws the error of a commit that failed (the caller settles the turn once the store answers)
  */
-export async function runTurn(
+export function runTurn(
   agent: Agent,
   host: RunHost,
   ids: { threadId: string; turnId: string; runId: string },
 ): Promise<void> {
-  await runGuarded(host, (guarded) => loop(agent, guarded, ids));
+  // runGuarded's own promise (it is async, so it never throws here): no
+  // async frame of this function's own and no extra turn of the queue per run.
+  return runGuarded(host, (guarded) => loop(agent, guarded, ids));
 }
 
 /**
