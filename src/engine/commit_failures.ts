@@ -23,7 +23,8 @@ import type { StopSwitch } from "./step_abort.ts";
 
 /** Marks the failures of a run host's commits. */
 export class CommitFailures {
-  readonly #failures = new WeakMap<object, unknown>();
+  // Made at the first failure: a run whose commits all land needs none.
+  #failures: WeakMap<object, unknown> | undefined;
   /** The step whose live text is showing, dropped when the turn fails. */
   liveStep: number | undefined;
 
@@ -63,7 +64,17 @@ export class CommitFailures {
   }
 
   /** Turns a commit's error into its marker; made once per run. */
-  readonly #marking = markingInto(this.#failures);
+  readonly #marking = markingInto(this);
+
+  /**
+   * Records `marker` as the mark of a failed commit's `error`.
+   *
+   * @param marker the error the run loop sees
+   * @param error the commit's own error
+   */
+  record(marker: object, error: unknown): void {
+    (this.#failures ??= new WeakMap()).set(marker, error);
+  }
 
   /**
    * The commit's own error when `error` marks a failed commit.
@@ -72,17 +83,19 @@ export class CommitFailures {
    * @returns the commit's error, or `undefined` for anything else
    */
   causeOf(error: unknown): unknown {
-    return typeof error === "object" && error !== null && this.#failures.has(error)
-      ? this.#failures.get(error)
+    const failures = this.#failures;
+    return failures !== undefined && typeof error === "object" && error !== null &&
+        failures.has(error)
+      ? failures.get(error)
       : undefined;
   }
 }
 
 /** The rejection handler that records each commit error under a new marker error. */
-function markingInto(failures: WeakMap<object, unknown>): (error: unknown) => never {
+function markingInto(failures: CommitFailures): (error: unknown) => never {
   return (error) => {
     const marker = new Error("A commit of the run failed", { cause: error });
-    failures.set(marker, error);
+    failures.record(marker, error);
     throw marker;
   };
 }
