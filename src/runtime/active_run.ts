@@ -41,8 +41,9 @@ export class ActiveRun {
   #stepAbort: StepAbort | undefined;
   #steers = 0;
   // Secret answers live here only: in the memory of the run that `respond` resumed.
-  readonly #secrets = new Map<string, ProviderMessage>();
-  readonly #secretValues = new Set<string>();
+  // Made at the first secret: most runs hold none.
+  #secrets: Map<string, ProviderMessage> | undefined;
+  #secretValues: Set<string> | undefined;
 
   /**
    * @param turnId the admitted turn
@@ -161,25 +162,26 @@ export class ActiveRun {
    * what this run records or reports (a provider error may echo a request).
    */
   addSecret(interactionId: string, message: ProviderMessage, values: readonly string[]): void {
-    this.#secrets.set(interactionId, message);
-    for (const value of values) if (value !== "") this.#secretValues.add(value);
+    (this.#secrets ??= new Map()).set(interactionId, message);
+    const held = this.#secretValues ??= new Set();
+    for (const value of values) if (value !== "") held.add(value);
   }
 
   /** `text` with every secret value this run holds replaced by the redaction marker. */
   redact(text: string): string {
     let out = text;
-    for (const value of this.#secretValues) out = out.split(value).join(REDACTED);
+    for (const value of this.#secretValues ?? NONE) out = out.split(value).join(REDACTED);
     return out;
   }
 
   /** Whether this run holds secret values (so its reports need {@link redact}). */
   get holdsSecrets(): boolean {
-    return this.#secretValues.size > 0;
+    return this.#secretValues !== undefined && this.#secretValues.size > 0;
   }
 
   /** Secret-bearing replacements of answers messages, by interaction id. */
   get secrets(): ReadonlyMap<string, ProviderMessage> {
-    return this.#secrets;
+    return this.#secrets ?? NO_SECRETS;
   }
 
   /** The run has returned: {@link done} settles. */
@@ -189,3 +191,8 @@ export class ActiveRun {
 }
 
 function noop(): void {}
+
+/** What a run without secrets answers (read-only to every reader: the type says so). */
+const NO_SECRETS: ReadonlyMap<string, ProviderMessage> = new Map();
+/** No secret values. */
+const NONE: readonly string[] = [];
