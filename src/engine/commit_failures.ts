@@ -19,10 +19,12 @@ import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
+import type { StopSwitch } from "./step_abort.ts";
 
 /** Marks the failures of a run host's commits. */
 export class CommitFailures {
-  readonly #failures = new WeakMap<object, unknown>();
+  // Made at the first failure: a run whose commits all land needs none.
+  #failures: WeakMap<object, unknown> | undefined;
   /** The step whose live text is showing, dropped when the turn fails. */
   liveStep: number | undefined;
 
@@ -62,7 +64,17 @@ export class CommitFailures {
   }
 
   /** Turns a commit's error into its marker; made once per run. */
-  readonly #marking = markingInto(this.#failures);
+  readonly #marking = markingInto(this);
+
+  /**
+   * Records `marker` as the mark of a failed commit's `error`.
+   *
+   * @param marker the error the run loop sees
+   * @param error the commit's own error
+   */
+  record(marker: object, error: unknown): void {
+    (this.#failures ??= new WeakMap()).set(marker, error);
+  }
 
   /**
    * The commit's own error when `error` marks a failed commit.
@@ -71,17 +83,19 @@ export class CommitFailures {
    * @returns the commit's error, or `undefined` for anything else
    */
   causeOf(error: unknown): unknown {
-    return typeof error === "object" && error !== null && this.#failures.has(error)
-      ? this.#failures.get(error)
+    const failures = this.#failures;
+    return failures !== undefined && typeof error === "object" && error !== null &&
+        failures.has(error)
+      ? failures.get(error)
       : undefined;
   }
 }
 
 /** The rejection handler that records each commit error under a new marker error. */
-function markingInto(failures: WeakMap<object, unknown>): (error: unknown) => never {
+function markingInto(failures: CommitFailures): (error: unknown) => never {
   return (error) => {
     const marker = new Error("A commit of the run failed", { cause: error });
-    failures.set(marker, error);
+    failures.record(marker, error);
     throw marker;
   };
 }
@@ -103,8 +117,13 @@ class MarkedHost implements RunHost {
     this.#host = host;
     this.#failures = failures;
     this.observing = host.observing;
-    const admitChildEvents = host.admitChildEvents?.bind(host);
-    if (admitChildEvents) this.admitChildEvents = () => failures.mark(admitChildEvents);
+    // The one method of the prototype, not a bound copy and a closure per run.
+    if (host.admitChildEvents) this.admitChildEvents = this.#admitChildEvents;
+  }
+
+  /** The host's `admitChildEvents`, its failure marked (called as a method of this host). */
+  #admitChildEvents(): Promise<boolean> {
+    return this.#failures.mark(() => this.#host.admitChildEvents!());
   }
 
   // Read through: the host may make its signals on first read.
@@ -133,7 +152,7 @@ class MarkedHost implements RunHost {
     return this.#host.openCalls;
   }
 
-  stepSignal(): AbortSignal {
+  stepSignal(): StopSwitch {
     return this.#host.stepSignal();
   }
 

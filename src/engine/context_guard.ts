@@ -65,9 +65,10 @@ export class ContextGuard {
   }
 
   /**
-   * The next request, compacted first when needed. The usual step (budget
-   * checked, under the threshold, hashed synchronously) answers at once; a
-   * promise comes back only when there is something to wait for.
+   * The next request, compacted first when needed. The usual step (under the
+   * threshold, hashed synchronously) answers at once, the run's first too
+   * (its budget check is synchronous); a promise comes back only when there
+   * is something to wait for.
    *
    * @param overflow the provider just refused the previous attempt as too large
    * @returns the request, or `undefined` when the turn has ended (or the run lost the thread)
@@ -77,29 +78,30 @@ export class ContextGuard {
   ): PreparedRequest | undefined | Promise<PreparedRequest | undefined> {
     const projection = this.project();
     const budget = this.#budget;
-    if (!budget || (this.#checked && !overflow && projection.projected < budget.threshold)) {
-      return this.#freeze(projection);
+    if (!budget) return this.#freeze(projection);
+    // The turn's budget is checked once, before its first request.
+    if (!this.#checked) {
+      this.#checked = true;
+      const failure = budgetFailure(budget, projection);
+      if (failure) return this.#fail(failure);
     }
-    return this.#prepareChecked(budget, projection, overflow);
+    if (!overflow && projection.projected < budget.threshold) return this.#freeze(projection);
+    return this.#compactThenFreeze(budget, projection, overflow);
   }
 
-  /** {@link prepare} with a budget: checked once, then compacted when needed. */
-  async #prepareChecked(
+  /** Ends the turn on a budget that can never fit. */
+  async #fail(failure: TurnFailure): Promise<undefined> {
+    await this.#host.endTurn("failed", failure);
+    return undefined;
+  }
+
+  /** {@link prepare} at or over the threshold, or after an overflow: compacts, then freezes. */
+  async #compactThenFreeze(
     budget: ContextBudget,
     first: Projection,
     overflow: boolean,
   ): Promise<PreparedRequest | undefined> {
     let projection = first;
-    if (!this.#checked) {
-      this.#checked = true;
-      const failure = budgetFailure(budget, projection);
-      if (failure) {
-        await this.#host.endTurn("failed", failure);
-        return undefined;
-      }
-    }
-    if (!overflow && projection.projected < budget.threshold) return await this.#freeze(projection);
-
     let installed = false;
     if (this.#host.history.compactionFailures() < MAX_CONSECUTIVE_COMPACTION_FAILURES) {
       const entry = await this.#compact(budget, projection, overflow ? "overflow" : "threshold");

@@ -7,13 +7,13 @@
 import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
 import type { Gateway, ProviderEvent, ProviderRequest } from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
-import { unwatchAbort, watchAbort } from "../tools/abort_watch.ts";
 import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { BoundedReads } from "./bounded_reads.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
 import { StepAssembly, type StepOutput, streamBroken } from "./step_assembly.ts";
+import type { StopSwitch } from "./step_abort.ts";
 
 export type { StepOutput } from "./step_assembly.ts";
 
@@ -30,22 +30,22 @@ export interface ProviderCallHooks {
 /**
  * Runs a frozen request to completion, retrying per the policy.
  *
- * @param signal stops the request: a signal of the engine's own controller (a
- *   run's step signal, a title's limit), watched with `watchAbort`
+ * @param signal stops the request: a run's step switch, or a signal of the
+ *   engine's own controller (a title's limit) through `signalSwitch`
  * @returns the assembled output
- * @throws the final `ProviderError`, or the signal's reason when aborted
+ * @throws the final `ProviderError`, or the switch's reason when aborted
  */
 export async function callProvider(
   gateway: Gateway,
   request: ProviderRequest,
   policy: ResolvedRetryPolicy,
-  signal: AbortSignal,
+  signal: StopSwitch,
   hooks: ProviderCallHooks,
 ): Promise<StepOutput> {
   let firstFailureAt: number | undefined;
   let timeoutRetries = 0;
   for (let attempt = 1;; attempt++) {
-    signal.throwIfAborted();
+    if (signal.aborted) throw signal.reason;
     hooks.onAttempt(attempt);
     try {
       return await runAttempt(gateway, request, policy, signal, hooks);
@@ -87,13 +87,12 @@ async function runAttempt(
   gateway: Gateway,
   request: ProviderRequest,
   policy: ResolvedRetryPolicy,
-  outer: AbortSignal,
+  outer: StopSwitch,
   hooks: ProviderCallHooks,
 ): Promise<StepOutput> {
   const attempt = new AttemptAbort();
   const abortFromOuter = follower(attempt, outer);
-  // `outer` is the run's step signal (the engine's own controller): watched cheaply.
-  watchAbort(outer, abortFromOuter);
+  outer.watch(abortFromOuter);
   const clock = new AttemptClock(policy.timeouts, attempt);
   const assembly = new StepAssembly(hooks, clock);
   // The gateway is host code: its iterator may never answer and may ignore the
@@ -107,12 +106,12 @@ async function runAttempt(
     throw clock.timedOut ?? error;
   } finally {
     clock.stop();
-    unwatchAbort(outer, abortFromOuter);
+    outer.unwatch(abortFromOuter);
     // Let the gateway clean up, without waiting for a gateway that never answers.
     if (iterator) releaseStream(iterator);
   }
   if (clock.timedOut) throw clock.timedOut;
-  outer.throwIfAborted();
+  if (outer.aborted) throw outer.reason;
   if (!assembly.finished) throw streamBroken("the stream ended without a finish event");
   return assembly.output;
 }
@@ -122,7 +121,7 @@ async function runAttempt(
  * function, not inline: a named closure per attempt costs a `name`
  * definition under some transpilers (esbuild's keepNames).
  */
-function follower(attempt: AttemptAbort, outer: AbortSignal): () => void {
+function follower(attempt: AttemptAbort, outer: StopSwitch): () => void {
   return () => attempt.abort(outer.reason);
 }
 
@@ -163,7 +162,7 @@ function asProviderError(error: unknown): ProviderError {
   );
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: StopSwitch): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = (): void => {
@@ -171,9 +170,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason);
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
+      signal.unwatch(onAbort);
       resolve();
     }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
+    signal.watch(onAbort);
   });
 }

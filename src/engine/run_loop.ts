@@ -34,6 +34,7 @@ import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact } from "../projection/view_types.ts";
 import { type BatchContext, runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
+import type { StopSwitch } from "./step_abort.ts";
 
 /** A step entry before the journal numbers it. */
 export type NewStep = Omit<StepEntry, "seq" | "at">;
@@ -53,8 +54,8 @@ export interface RunHost {
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */
   readonly openCalls: OpenCallsReader;
-  /** A signal for the next provider request: a stop or a steer aborts it. */
-  stepSignal(): AbortSignal;
+  /** The switch of the next provider request: a stop or a steer aborts it. */
+  stepSignal(): StopSwitch;
   /** Steering messages that reached this run so far. */
   steerCount(): number;
   /** Whether the last final step was kept open because a steer arrived; clears the flag. */
@@ -115,12 +116,14 @@ export const MAX_LENGTH_CONTINUATIONS = 2;
  * @param ids the run's identity
  * @throws the error of a commit that failed (the caller settles the turn once the store answers)
  */
-export async function runTurn(
+export function runTurn(
   agent: Agent,
   host: RunHost,
   ids: { threadId: string; turnId: string; runId: string },
 ): Promise<void> {
-  await runGuarded(host, (guarded) => loop(agent, guarded, ids));
+  // runGuarded's own promise (it is async, so it never throws here): no
+  // async frame of this function's own and no extra turn of the queue per run.
+  return runGuarded(host, (guarded) => loop(agent, guarded, ids));
 }
 
 /**
@@ -172,7 +175,7 @@ async function loop(
   // the tools' context and their artifact ids.
   const hooks = new StepHooks(host);
   const opener: Opener = { ...ids, newId: idsOf(host) };
-  const toolContext = lazyToolContext(ids, host);
+  const toolContext = new RunToolContext(ids, host);
   const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
@@ -368,17 +371,27 @@ function idsOf(host: RunHost): (prefix: string) => string {
   return (prefix) => host.newId(prefix);
 }
 
-/** The tools' context of a run, whose signal is the host's, read when a handler reads it. */
-function lazyToolContext(
-  ids: { threadId: string; turnId: string; runId: string },
-  host: RunHost,
-): BatchContext {
-  return {
-    ...ids,
-    get signal(): AbortSignal {
-      return host.toolSignal;
-    },
-  };
+/**
+ * The tools' context of a run, whose signal is the host's, read when a
+ * handler reads it. A class: its getter lives once on the prototype, where an
+ * object literal with a getter defines an accessor on every run's object.
+ */
+class RunToolContext implements BatchContext {
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly runId: string;
+  readonly #host: RunHost;
+
+  constructor(ids: { threadId: string; turnId: string; runId: string }, host: RunHost) {
+    this.threadId = ids.threadId;
+    this.turnId = ids.turnId;
+    this.runId = ids.runId;
+    this.#host = host;
+  }
+
+  get signal(): AbortSignal {
+    return this.#host.toolSignal;
+  }
 }
 
 /** Allocates artifact ids from the host. */

@@ -34,7 +34,8 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
   readonly output: StepOutput = { text: "", reasoning: "", calls: [], finish: "stop" };
   /** Whether the finish event arrived. */
   finished = false;
-  readonly #calls = new Map<string, StepOutput["calls"][number]>();
+  // Made at the first tool call: a text step (every run's last) needs none.
+  #calls: Map<string, StepOutput["calls"][number]> | undefined;
   readonly #hooks: DeltaHook;
   readonly #clock: AttemptClock;
 
@@ -77,7 +78,8 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
         if (event.delta) this.#hooks.onDelta("thinking", event.delta);
         break;
       case "tool-call-start": {
-        if (this.#calls.has(event.callId)) {
+        const calls = this.#calls ??= new Map();
+        if (calls.has(event.callId)) {
           throw new ContractViolation(
             `The gateway sent two tool calls with the same id in one step: ${
               describeThrown(event.callId)
@@ -85,18 +87,18 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
           );
         }
         const call = { callId: event.callId, name: event.name, arguments: "" };
-        this.#calls.set(event.callId, call);
+        calls.set(event.callId, call);
         output.calls.push(call);
         break;
       }
       case "tool-call-delta": {
-        const call = this.#calls.get(event.callId);
+        const call = this.#calls?.get(event.callId);
         if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
         call.arguments += event.argumentsDelta;
         break;
       }
       case "tool-call-end":
-        if (!this.#calls.has(event.callId)) {
+        if (!this.#calls?.has(event.callId)) {
           throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
         }
         break;

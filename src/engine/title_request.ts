@@ -10,6 +10,7 @@ import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
 import { fingerprintOf } from "../identity/fingerprint.ts";
 import type { ProviderRequest } from "../provider/gateway.ts";
 import { callProvider } from "./provider_call.ts";
+import { signalSwitch } from "./step_abort.ts";
 
 /** The whole title request, attempts included, must finish within this. */
 export const TITLE_TIMEOUT_MS = 30_000;
@@ -65,7 +66,7 @@ export async function requestTitle(
     },
   };
   try {
-    const output = await callProvider(agent.gateway, request, policy, limit.signal, {
+    const output = await callProvider(agent.gateway, request, policy, signalSwitch(limit.signal), {
       onDelta: () => {},
       onAttempt: () => {},
       onRetry: () => {},

@@ -9,6 +9,7 @@ import type { Agent } from "../config/agent.ts";
 import type { SupplementalContext } from "../journal/entries.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import { REDACTED } from "../projection/answers_message.ts";
+import { StepAbort, type StopSwitch } from "../engine/step_abort.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
 export interface PartialStep {
@@ -37,11 +38,12 @@ export class ActiveRun {
   #batch: Promise<void> | undefined;
   #partial: PartialStep | undefined;
   #finished!: () => void;
-  #stepAbort: AbortController | undefined;
+  #stepAbort: StepAbort | undefined;
   #steers = 0;
   // Secret answers live here only: in the memory of the run that `respond` resumed.
-  readonly #secrets = new Map<string, ProviderMessage>();
-  readonly #secretValues = new Set<string>();
+  // Made at the first secret: most runs hold none.
+  #secrets: Map<string, ProviderMessage> | undefined;
+  #secretValues: Set<string> | undefined;
 
   /**
    * @param turnId the admitted turn
@@ -125,20 +127,22 @@ export class ActiveRun {
   }
 
   /**
-   * A signal for one provider request: aborted by a stop, or by a steer
-   * (which ends the attempt but not the turn).
+   * The switch of one provider request: aborted by a stop, or by a steer
+   * (which ends the attempt but not the turn). A plain switch, not an
+   * `AbortController`: only the engine watches it (the gateway gets the
+   * attempt's own signal).
    */
-  stepSignal(): AbortSignal {
-    // A signal nobody aborted serves the next request as well as a new one
-    // would (stop and steer abort it; listeners are removed after each
-    // attempt), so a step only pays for a controller after an abort.
-    if (this.#stepAbort && !this.#stepAbort.signal.aborted) return this.#stepAbort.signal;
-    this.#stepAbort = new AbortController();
+  stepSignal(): StopSwitch {
+    // A switch nobody aborted serves the next request as well as a new one
+    // would (stop and steer abort it; watchers are removed after each
+    // attempt), so a step only pays for a new one after an abort.
+    if (this.#stepAbort && !this.#stepAbort.aborted) return this.#stepAbort;
+    this.#stepAbort = new StepAbort();
     // A stop aborts the provider's controller right after setting the flag.
     if (this.#stopRequested) {
       this.#stepAbort.abort(this.#providerAbort.signal.reason);
     }
-    return this.#stepAbort.signal;
+    return this.#stepAbort;
   }
 
   /** How many steering messages reached this run. */
@@ -158,25 +162,26 @@ export class ActiveRun {
    * what this run records or reports (a provider error may echo a request).
    */
   addSecret(interactionId: string, message: ProviderMessage, values: readonly string[]): void {
-    this.#secrets.set(interactionId, message);
-    for (const value of values) if (value !== "") this.#secretValues.add(value);
+    (this.#secrets ??= new Map()).set(interactionId, message);
+    const held = this.#secretValues ??= new Set();
+    for (const value of values) if (value !== "") held.add(value);
   }
 
   /** `text` with every secret value this run holds replaced by the redaction marker. */
   redact(text: string): string {
     let out = text;
-    for (const value of this.#secretValues) out = out.split(value).join(REDACTED);
+    for (const value of this.#secretValues ?? NONE) out = out.split(value).join(REDACTED);
     return out;
   }
 
   /** Whether this run holds secret values (so its reports need {@link redact}). */
   get holdsSecrets(): boolean {
-    return this.#secretValues.size > 0;
+    return this.#secretValues !== undefined && this.#secretValues.size > 0;
   }
 
   /** Secret-bearing replacements of answers messages, by interaction id. */
   get secrets(): ReadonlyMap<string, ProviderMessage> {
-    return this.#secrets;
+    return this.#secrets ?? NO_SECRETS;
   }
 
   /** The run has returned: {@link done} settles. */
@@ -186,3 +191,8 @@ export class ActiveRun {
 }
 
 function noop(): void {}
+
+/** What a run without secrets answers (read-only to every reader: the type says so). */
+const NO_SECRETS: ReadonlyMap<string, ProviderMessage> = new Map();
+/** No secret values. */
+const NONE: readonly string[] = [];

@@ -18,10 +18,17 @@ import type { ThreadActor } from "./thread_actor.ts";
  */
 export function driveRuns(actor: ThreadActor, first: ActiveRun, deps: RunDeps): void {
   deps.onRunStart();
-  void (async () => {
+  void driveAll(actor, first, deps);
+}
+
+/** The runs one after another, then the thread's runs have ended (a `finally` of its own, not a promise's). */
+async function driveAll(actor: ThreadActor, first: ActiveRun, deps: RunDeps): Promise<void> {
+  try {
     let run: ActiveRun | undefined = first;
     while (run) run = await driveRun(actor, run, deps);
-  })().finally(() => deps.onRunEnd(actor));
+  } finally {
+    deps.onRunEnd(actor);
+  }
 }
 
 /**

@@ -25,6 +25,7 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
 import { hasWork } from "../engine/batch_settlement.ts";
+import type { StopSwitch } from "../engine/step_abort.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { retryStale } from "./stale_retry.ts";
@@ -103,7 +104,7 @@ export class ThreadRunHost implements RunHost {
     return this.#actor.openCalls;
   }
 
-  stepSignal(): AbortSignal {
+  stepSignal(): StopSwitch {
     return this.#run.stepSignal();
   }
 

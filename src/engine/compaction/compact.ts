@@ -20,6 +20,7 @@ import type { HistoryMessage } from "../../projection/history_model.ts";
 import type { Usage } from "../../provider/gateway.ts";
 import { ProviderError } from "../../provider/provider_error.ts";
 import { callProvider } from "../provider_call.ts";
+import { signalSwitch } from "../step_abort.ts";
 import type { Projection } from "../request_builder.ts";
 import { planCut } from "./plan_cut.ts";
 import {
@@ -135,23 +136,29 @@ export async function compactContext(
   for (const [index, batch] of batches.entries()) {
     const request = await summaryRequest(batch.text, summary, batch.maxOutputTokens);
     try {
-      const output = await callProvider(agent.gateway, request, agent.retry, deps.signal, {
-        onDelta: () => {}, // the summary is not shown while it streams
-        onAttempt: (attempt) =>
-          deps.observe("compaction.attempt", {
-            operationId: entry.operationId,
-            batch: index,
-            attempt,
-          }),
-        onRetry: (attempt, delayMs, error) =>
-          deps.observe("compaction.retry", {
-            operationId: entry.operationId,
-            attempt,
-            delayMs,
-            kind: error.kind,
-            status: error.status,
-          }),
-      });
+      const output = await callProvider(
+        agent.gateway,
+        request,
+        agent.retry,
+        signalSwitch(deps.signal),
+        {
+          onDelta: () => {}, // the summary is not shown while it streams
+          onAttempt: (attempt) =>
+            deps.observe("compaction.attempt", {
+              operationId: entry.operationId,
+              batch: index,
+              attempt,
+            }),
+          onRetry: (attempt, delayMs, error) =>
+            deps.observe("compaction.retry", {
+              operationId: entry.operationId,
+              attempt,
+              delayMs,
+              kind: error.kind,
+              status: error.status,
+            }),
+        },
+      );
       addUsage(usage, output.usage);
       summary = output.text.trim();
     } catch (error) {
