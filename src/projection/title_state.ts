@@ -7,6 +7,7 @@
  */
 import type { AdmittedInput } from "../journal/entries.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
+import type { ViewOp } from "./view_types.ts";
 
 /**
  * `none`: no title yet. `fallback`: the first message's first line.
@@ -87,4 +88,18 @@ function collapse(text: string): string {
 export function titleKeyOf(record: ThreadRecord): string {
   const state = titleStateOf(record);
   return `${state.titleGeneration}|${state.titleStatus}|${state.title ?? ""}`;
+}
+
+/**
+ * The view ops that show a record's title to subscribers.
+ *
+ * @param record the thread record
+ * @returns the `title` and `titleState` component ops
+ */
+export function titleOps(record: ThreadRecord): ViewOp[] {
+  const state = titleStateOf(record);
+  return [
+    { op: "component", name: "title", value: state.title ?? null },
+    { op: "component", name: "titleState", value: state },
+  ];
 }

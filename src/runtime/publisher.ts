@@ -50,6 +50,17 @@ export class Publisher {
     }
   }
 
+  /**
+   * Publishes ops built only when someone listens: with no subscriber the
+   * flush would drop them, so only the version moves (see {@link touch}).
+   *
+   * @param make builds the ops, called at once or not at all
+   */
+  pushHeard(make: () => readonly ViewOp[]): void {
+    if (this.#subscribers.size === 0) return this.touch();
+    for (const op of make()) this.push(op);
+  }
+
   /** Records a change without an op (nobody listens): the next flush still moves the version. */
   touch(): void {
     this.#dirty = true;

@@ -21,7 +21,7 @@ import type { KvKey } from "../spi/kv_store.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { titleKeyOf, titleStateOf } from "../projection/title_state.ts";
+import { titleKeyOf, titleOps } from "../projection/title_state.ts";
 import { ThreadProjections } from "../projection/thread_projections.ts";
 import { PathReader } from "../journal/path_reader.ts";
 import { QuietUntilSwapped } from "../projection/quiet_sink.ts";
@@ -287,11 +287,10 @@ export class ThreadActor {
 
   /** Publishes the status and queue components and wakes status waiters. */
   publishStatus(): void {
-    // Nobody listens: the flush would drop the ops; only the view's version must move.
-    if (this.publisher.hasSubscribers) {
-      this.publisher.push({ op: "component", name: "status", value: this.status });
-      this.publisher.push({ op: "component", name: "queue", value: this.queueView() });
-    } else this.publisher.touch();
+    this.publisher.pushHeard(() => [
+      { op: "component", name: "status", value: this.status },
+      { op: "component", name: "queue", value: this.queueView() },
+    ]);
     this.#statusChange.wakeAll();
   }
 
@@ -365,12 +364,9 @@ export class ThreadActor {
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
     this.#runProgress = progress;
-    if (!this.publisher.hasSubscribers) return this.publisher.touch();
-    this.publisher.push({
-      op: "component",
-      name: "runProgress",
-      value: progress ? { ...progress } : null,
-    });
+    this.publisher.pushHeard(() => [
+      { op: "component", name: "runProgress", value: progress ? { ...progress } : null },
+    ]);
   }
 
   /** Resolves at the next status change. */
@@ -412,11 +408,7 @@ export class ThreadActor {
 
   #publishTitle(): void {
     this.#titleShown = titleKeyOf(this.record);
-    // Nobody listens: the flush would drop the ops; only the view's version must move.
-    if (!this.publisher.hasSubscribers) return this.publisher.touch();
-    const state = titleStateOf(this.record);
-    this.publisher.push({ op: "component", name: "title", value: state.title ?? null });
-    this.publisher.push({ op: "component", name: "titleState", value: state });
+    this.publisher.pushHeard(() => titleOps(this.record));
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */
