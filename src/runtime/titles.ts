@@ -25,7 +25,7 @@ export const TITLE_CLAIM_MS = TITLE_TIMEOUT_MS + 5_000;
 
 /** A record with the first message's title applied, and the claim to run, if any. */
 export interface FirstMessageTitle {
-  /** The record given, when no title applies; otherwise a copy the caller owns. */
+  /** A fresh copy of the record given, the caller's to change, with the title applied if any. */
   record: ThreadRecord;
   /** Set when a generated title should be requested under this generation. */
   claim?: number;
@@ -42,6 +42,8 @@ export interface FirstMessageTitle {
  * @param input the admitted or queued input
  * @param agent the turn's agent (absent when the input is only queued)
  * @param hostId this host, the owner of a claim
+ * @returns a copy of `record` (always a copy, so a caller sets its own fields on it in place,
+ *   keeping the key order a spread would give, instead of copying it again), and the claim
  */
 export function firstMessageTitle(
   record: ThreadRecord,
@@ -49,10 +51,10 @@ export function firstMessageTitle(
   agent: Agent | undefined,
   hostId: string,
 ): FirstMessageTitle {
-  const state = titleStateOf(record);
-  if (!input || state.titleStatus !== "none") return { record };
-  const fallback = fallbackTitle(input);
   const next: ThreadRecord = { ...record };
+  const state = titleStateOf(record);
+  if (!input || state.titleStatus !== "none") return { record: next };
+  const fallback = fallbackTitle(input);
   if (fallback !== undefined) {
     next.title = fallback;
     next.titleStatus = "fallback";

@@ -138,12 +138,15 @@ export async function admitTurn(
       tokensBefore: admission.compaction.tokensBefore,
     });
   }
-  const base = before?.record ?? actor.record;
   // The first accepted message brings the fallback title (and a title claim) in this commit.
-  const titled = firstMessageTitle(base, admission.input, agent, actor.ownership.hostId);
-  // A titled record is already a copy of its own: set on it, in the order (and so with the
-  // key order) a spread of it with these fields would give, rather than copy it again.
-  const record: ThreadRecord = titled.record === base ? { ...base } : titled.record;
+  // The record comes back as a copy of its own: the turn's fields are set on it in place.
+  const titled = firstMessageTitle(
+    before?.record ?? actor.record,
+    admission.input,
+    agent,
+    actor.ownership.hostId,
+  );
+  const record = titled.record;
   record.queue = admission.queueId === undefined
     ? record.queue
     : record.queue.filter((queued) => queued.id !== admission.queueId);

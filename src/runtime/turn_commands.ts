@@ -65,8 +65,9 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
           undefined,
           actor.ownership.hostId,
         );
+        record.queue = [...record.queue, queued];
         await actor.commit({
-          record: { ...record, queue: [...record.queue, queued] },
+          record,
           request: claimOf(key, { queued: true, queueId: queued.id }),
         });
         // Memory only: a queued send's supplemental context never reaches the store.
