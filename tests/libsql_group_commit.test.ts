@@ -376,6 +376,36 @@ describe("libsqlStore group commit", () => {
     await store.close();
   });
 
+  // At which of 40 sequential commits a loop turn queued before them had come.
+  const turnCameAt = async (synchronous: "normal" | "full"): Promise<number | undefined> => {
+    const store = libsqlStore({ url: freshUrl(), synchronous });
+    await store.commit({ set: [{ key: ["setup"], value: Uint8Array.of(1) }] });
+    let turned = false;
+    setImmediate(() => turned = true);
+    let cameAt: number | undefined;
+    for (let i = 0; i < 40; i++) {
+      const result = await store.commit({
+        checks: [{ key: ["seq", i], version: null }],
+        set: [{ key: ["seq", i], value: Uint8Array.of(i) }],
+      });
+      assert.ok(result.ok);
+      if (turned && cameAt === undefined) cameAt = i;
+    }
+    assert.equal((await store.list({ prefix: ["seq"] })).length, 40);
+    await store.close();
+    return cameAt;
+  };
+
+  test("synchronous=NORMAL: a lone writer's commits skip the loop turn, a bounded run at a time", async () => {
+    const cameAt = await turnCameAt("normal");
+    assert.ok(cameAt !== undefined, "some commit waits a loop turn");
+    assert.ok(cameAt > 1, `the turn came at commit ${cameAt}`);
+  });
+
+  test("synchronous=FULL: every group waits a loop turn, so concurrent commits share its fsync", async () => {
+    assert.equal(await turnCameAt("full"), 0);
+  });
+
   test("close waits for accepted commits, and later calls fail", async () => {
     const url = freshUrl();
     const store = libsqlStore({ url });

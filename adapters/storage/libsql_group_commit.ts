@@ -30,10 +30,22 @@ export interface GroupLimits {
   maxCommits: number;
   /** Most key and value bytes in one transaction (a larger single commit still runs alone). */
   maxBytes: number;
+  /**
+   * Most groups in a row that start without a loop turn, each after a group
+   * of one (see {@link GroupCommitter}); 0 makes every group wait a turn.
+   */
+  loneRun: number;
 }
 
-/** Defaults: large enough for 200 concurrent threads, small enough to keep lock holds short. */
-export const DEFAULT_GROUP_LIMITS: GroupLimits = { maxCommits: 256, maxBytes: 8 * 1024 * 1024 };
+/**
+ * Defaults: large enough for 200 concurrent threads, small enough to keep
+ * lock holds short; every group waits a loop turn.
+ */
+export const DEFAULT_GROUP_LIMITS: GroupLimits = {
+  maxCommits: 256,
+  maxBytes: 8 * 1024 * 1024,
+  loneRun: 0,
+};
 
 interface Waiting {
   plan: CommitPlan;
@@ -71,14 +83,24 @@ function sizeOf(plan: CommitPlan): number {
 /**
  * Queues commits and runs them in groups, one group at a time. A group
  * starts on the next turn of the event loop, so every caller whose commit is
- * already on its way (pending promise jobs) joins it; a caller alone pays one
- * loop turn.
+ * already on its way (pending promise jobs) joins it.
+ *
+ * A sequential writer (its next commit waits for the last) would pay a loop
+ * turn per commit and gain nothing from it. So after a group of one, the
+ * next group starts as a promise job instead, after the jobs already queued:
+ * every commit submitted before it still joins. At most
+ * {@link GroupLimits.loneRun} groups in a row start that way; then one waits
+ * a turn, so concurrent writers that happen to miss each other's groups
+ * come together again (and after a group of several, the next waits a turn).
  */
 export class GroupCommitter {
   readonly #run: GroupRunner;
   readonly #limits: GroupLimits;
   #waiting: Waiting[] = [];
   #busy = false;
+  // Groups started as promise jobs since the last one that waited a turn,
+  // or -1 when the last group held several commits.
+  #lone = -1;
   #drained: (() => void)[] = [];
 
   /**
@@ -120,7 +142,13 @@ export class GroupCommitter {
   #schedule(): void {
     if (this.#busy) return; // the running group schedules the next one when it ends
     this.#busy = true;
-    onNextTurn(this.#flushNow);
+    if (this.#lone >= 0 && this.#lone < this.#limits.loneRun) {
+      this.#lone += 1;
+      queueMicrotask(this.#flushNow);
+    } else {
+      if (this.#lone > 0) this.#lone = 0;
+      onNextTurn(this.#flushNow);
+    }
   }
 
   #take(): Waiting[] {
@@ -139,6 +167,8 @@ export class GroupCommitter {
   // right here; only a retried group waits for its promise.
   #flush(): void {
     const group = this.#take();
+    if (group.length > 1) this.#lone = -1;
+    else if (this.#lone < 0) this.#lone = 0;
     let outcomes: GroupOutcome[] | Promise<GroupOutcome[]>;
     try {
       outcomes = this.#run(group.map((waiting) => waiting.plan));
