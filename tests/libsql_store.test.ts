@@ -14,15 +14,21 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 let counter = 0;
 const urls = new WeakMap<KvStore, string>();
 
-function fileStore(): KvStore {
+function fileStore(synchronous: "normal" | "full" = "full"): KvStore {
   const url = `file:${join(dir, `store-${++counter}.db`)}`;
-  const store = libsqlStore({ url });
+  const store = libsqlStore({ url, synchronous });
   urls.set(store, url);
   return store;
 }
 
 kvConformance("libsqlStore (file)", fileStore, {
   reopen: (closed) => libsqlStore({ url: urls.get(closed) as string }),
+});
+
+// Under NORMAL a lone writer's commits are scheduled differently (no loop
+// turn per group): the same contract holds.
+kvConformance("libsqlStore (file, synchronous=normal)", () => fileStore("normal"), {
+  reopen: (closed) => libsqlStore({ url: urls.get(closed) as string, synchronous: "normal" }),
 });
 
 describe("libsqlStore over Hrana HTTP", () => {
