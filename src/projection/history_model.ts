@@ -173,9 +173,11 @@ export class HistoryModel {
   #checkpoint: Checkpoint | undefined;
   #confirmed: ConfirmedUsage | undefined;
   #failedInARow = 0;
-  readonly #childEvents = new Set<string>();
+  // This set and the two maps below are made on first use: an idle cached
+  // actor keeps no empty table for sub-agents, tool calls or lists it never had.
+  #childEvents: Set<string> | undefined;
   /** `${turnId}|${callId}` → the batch that made the call. */
-  readonly #batches = new Map<string, Batch>();
+  #batches: Map<string, Batch> | undefined;
   readonly #interactions: InteractionsReader | undefined;
   /**
    * Listed messages of the settled exchanges, per state key. Only the current
@@ -183,7 +185,7 @@ export class HistoryModel {
    * ones once and afterwards only appends; a change to an exchange already
    * listed (a late tool result) or a new checkpoint drops the lists.
    */
-  readonly #prefixes = new Map<string, Prefix>();
+  #prefixes: Map<string, Prefix> | undefined;
   /** The highest `upTo` among `#prefixes`: a change below it drops them. */
   #listedUpTo = 0;
 
@@ -194,7 +196,7 @@ export class HistoryModel {
 
   /** Keys of the child facts already admitted on this path (see `parentEvents`). */
   get admittedChildEvents(): ReadonlySet<string> {
-    return this.#childEvents;
+    return this.#childEvents ?? NO_CHILD_EVENTS;
   }
 
   /** Applies one committed entry. */
@@ -216,7 +218,7 @@ export class HistoryModel {
             undefined,
             entry.seq,
           );
-          const batch = this.#batches.get(`${entry.turnId}|${result.callId}`);
+          const batch = this.#batches?.get(`${entry.turnId}|${result.callId}`);
           if (batch) {
             this.#changed(batch.exchange);
             batch.results.set(result.callId, batch.adopt(message));
@@ -227,7 +229,7 @@ export class HistoryModel {
         return this.#compaction(entry);
       case "child_events":
         for (const event of entry.events) {
-          this.#childEvents.add(event.key);
+          (this.#childEvents ??= new Set()).add(event.key);
           this.#pushMessage(
             entry.turnId,
             toHistory({ role: "user", text: event.text }, undefined, entry.seq),
@@ -275,7 +277,8 @@ export class HistoryModel {
     const from = checkpoint?.fromExchange ?? 0;
     // The current exchange is the last one; every one before it is settled.
     const settled = this.#exchanges.length - 1;
-    let prefix = this.#prefixes.get(stateKey);
+    const prefixes = this.#prefixes ??= new Map();
+    let prefix = prefixes.get(stateKey);
     if (!prefix) {
       prefix = {
         out: checkpoint ? [checkpoint.message] : [],
@@ -284,7 +287,7 @@ export class HistoryModel {
         tokens: 0,
         counted: 0,
       };
-      this.#prefixes.set(stateKey, prefix);
+      prefixes.set(stateKey, prefix);
     }
     if (prefix.upTo < settled) {
       const start = prefix.out.length;
@@ -315,7 +318,7 @@ export class HistoryModel {
    * @returns the figures (zero when nothing is settled)
    */
   settled(stateKey: string, counter: TokenCounter): SettledFigures {
-    const prefix = this.#prefixes.get(stateKey);
+    const prefix = this.#prefixes?.get(stateKey);
     if (!prefix) return { count: 0, tokens: 0, maxSeq: 0 };
     if (prefix.counter !== counter) {
       prefix.counter = counter;
@@ -358,7 +361,7 @@ export class HistoryModel {
   }
 
   #dropListed(): void {
-    this.#prefixes.clear();
+    this.#prefixes = undefined;
     this.#listedUpTo = 0;
   }
 
@@ -436,9 +439,9 @@ export class HistoryModel {
       : new Batch(history, entry.calls.map((call) => call.callId), this.#exchanges.length - 1);
     if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
     if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
-    for (const call of batch ? entry.calls : []) {
-      this.#batches.set(`${entry.turnId}|${call.callId}`, batch!);
-    }
+    if (!batch) return;
+    const batches = this.#batches ??= new Map();
+    for (const call of entry.calls) batches.set(`${entry.turnId}|${call.callId}`, batch);
   }
 
   #pushMessage(turnId: string, message: HistoryMessage | Batch): boolean {
@@ -459,6 +462,9 @@ export class HistoryModel {
     else segment.messages.push(message);
   }
 }
+
+/** What `admittedChildEvents` answers before the first child fact (read-only by type). */
+const NO_CHILD_EVENTS: ReadonlySet<string> = new Set();
 
 /** Wraps a message with its canonical JSON. */
 export function toHistory(

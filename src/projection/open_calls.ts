@@ -27,22 +27,26 @@ export type OpenCallsReader = Pick<OpenCalls, "list">;
 
 /** Open calls of the current turn, kept up to date entry by entry. */
 export class OpenCalls {
-  #calls = new Map<string, OpenCall>();
+  // Made at a turn's first call and dropped when the turn starts or ends: an
+  // idle thread, or a turn of text only, keeps no map.
+  #calls: Map<string, OpenCall> | undefined;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
     switch (entry.kind) {
       case "turn_started":
       case "turn_ended":
-        this.#calls = new Map();
+        this.#calls = undefined;
         return;
       case "step": {
         // A step dispatches a handful of calls at most: a scan of the list
         // costs less than building a Set of it for every step.
         const dispatchedIds = entry.dispatched;
+        if (entry.calls.length === 0) return;
+        const calls = this.#calls ??= new Map();
         for (const call of entry.calls) {
           const dispatched = dispatchedIds !== undefined && dispatchedIds.includes(call.callId);
-          this.#calls.set(call.callId, {
+          calls.set(call.callId, {
             callId: call.callId,
             name: call.name,
             runId: entry.runId,
@@ -56,16 +60,16 @@ export class OpenCalls {
       }
       case "tool_dispatched":
         for (const callId of entry.callIds) {
-          const call = this.#calls.get(callId);
+          const call = this.#calls?.get(callId);
           if (call) call.dispatched = call.started = true;
         }
         for (const callId of entry.safe ?? []) {
-          const call = this.#calls.get(callId);
+          const call = this.#calls?.get(callId);
           if (call) call.started = true;
         }
         return;
       case "tool_results":
-        for (const result of entry.results) this.#calls.delete(result.callId);
+        for (const result of entry.results) this.#calls?.delete(result.callId);
         return;
       case "compaction":
       case "compaction_started":
@@ -83,7 +87,7 @@ export class OpenCalls {
 
   /** The calls without a result, in call order. */
   list(): OpenCall[] {
-    return [...this.#calls.values()];
+    return this.#calls ? [...this.#calls.values()] : [];
   }
 }
 

@@ -54,11 +54,14 @@ export class ViewModel {
   readonly #itemSeq = new Map<string, number>();
   readonly #turnIndex = new Map<string, number>();
   readonly #turnEndSeq = new Map<string, number>();
-  readonly #liveBytes = new Map<string, number>();
+  // The maps below are made on first use and the live one dropped when its last
+  // item settles: an idle cached actor keeps no empty map for streams, tools or
+  // interactions it no longer has (or never had).
+  #liveBytes: Map<string, number> | undefined;
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
-  readonly #toolItems = new Map<string, string>();
+  #toolItems: Map<string, string> | undefined;
   /** Interaction id → the item that shows it (a tool item or an interaction item). */
-  readonly #interactionItems = new Map<string, string>();
+  #interactionItems: Map<string, string> | undefined;
   readonly #sink: OpSink;
   readonly #interactions: InteractionsReader;
   /** The latest list written by `todo_write`. */
@@ -145,25 +148,26 @@ export class ViewModel {
         text: delta,
         live: true,
       });
-      this.#liveBytes.set(id, utf8Length(delta));
+      (this.#liveBytes ??= new Map()).set(id, utf8Length(delta));
       return;
     }
     const item = this.items.at(index)!;
     this.items.set(index, { ...item, text: (item.text ?? "") + delta });
-    const offset = this.#liveBytes.get(id) ?? 0;
-    this.#liveBytes.set(id, offset + utf8Length(delta));
+    const live = this.#liveBytes ??= new Map();
+    const offset = live.get(id) ?? 0;
+    live.set(id, offset + utf8Length(delta));
     this.#emit(() => ({ op: "append-text", itemId: id, offset, text: delta }));
   }
 
   /** Removes the live items of a step whose attempt failed (a retry streams afresh). */
   dropLive(runId: string, step: number): void {
-    if (this.#liveBytes.size === 0) return; // no live item at all (most steps): nothing to build ids for
+    if (!this.#liveBytes) return; // no live item at all (most steps): nothing to build ids for
     for (const id of [itemIds.assistant(runId, step), itemIds.thinking(runId, step)]) {
       const index = this.#itemIndex.get(id);
       if (index === undefined || !this.items.at(index)!.live) continue;
       this.items.removeAt(index);
       this.#itemIndex.delete(id);
-      this.#liveBytes.delete(id);
+      this.#settledLive(id);
       this.#reindexFrom(index);
       this.#emit(() => ({ op: "remove", itemId: id }));
     }
@@ -189,7 +193,7 @@ export class ViewModel {
    * of a streaming step. A new turn's first item gets this ordinal.
    */
   get settledCount(): number {
-    return this.items.length - this.#liveBytes.size;
+    return this.items.length - (this.#liveBytes?.size ?? 0);
   }
 
   /** Looks an item up by id. */
@@ -229,7 +233,7 @@ export class ViewModel {
     for (const call of entry.calls) {
       if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
-      this.#toolItems.set(`${runId}|${call.callId}`, id);
+      (this.#toolItems ??= new Map()).set(`${runId}|${call.callId}`, id);
       this.#itemSeq.set(id, entry.seq);
       // Allowed calls run as soon as the step is committed; others wait for their approval.
       const status: ToolItemStatus = call.decision === "deny"
@@ -252,7 +256,7 @@ export class ViewModel {
 
   #settleText(id: string, kind: "thinking" | "assistant", entry: StepEntry, text: string): void {
     this.#itemSeq.set(id, entry.seq);
-    this.#liveBytes.delete(id);
+    this.#settledLive(id);
     const settled: ThreadItem = {
       id,
       ordinal: 0,
@@ -271,7 +275,7 @@ export class ViewModel {
 
   #toolResults(entry: ToolResultsEntry): void {
     for (const result of entry.results) {
-      const id = this.#toolItems.get(`${entry.runId}|${result.callId}`);
+      const id = this.#toolItems?.get(`${entry.runId}|${result.callId}`);
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
       const item = this.items.at(index)!;
@@ -301,12 +305,12 @@ export class ViewModel {
     const state = this.#interactions.get(interactionId);
     if (!state) return;
     if (state.kind === "approval" && state.callId !== undefined) {
-      const id = this.#toolItems.get(`${state.runId}|${state.callId}`);
-      if (id !== undefined) this.#interactionItems.set(interactionId, id);
+      const id = this.#toolItems?.get(`${state.runId}|${state.callId}`);
+      if (id !== undefined) (this.#interactionItems ??= new Map()).set(interactionId, id);
     } else {
       const id = itemIds.interaction(interactionId);
       this.#itemSeq.set(id, seq);
-      this.#interactionItems.set(interactionId, id);
+      (this.#interactionItems ??= new Map()).set(interactionId, id);
       this.#add({
         id,
         ordinal: 0,
@@ -323,7 +327,7 @@ export class ViewModel {
   #interactionResolved(interactionId: string, seq: number): void {
     const state = this.#interactions.get(interactionId);
     if (!state) return;
-    const id = this.#interactionItems.get(interactionId);
+    const id = this.#interactionItems?.get(interactionId);
     if (id !== undefined && state.kind !== "approval") this.#itemSeq.set(id, seq);
     this.#showInteraction(interactionId);
     const resolution = state.resolution;
@@ -338,6 +342,7 @@ export class ViewModel {
 
   /** Interactions a turn's end closed: their items show them resolved. */
   #refreshInteractions(turnId: string): void {
+    if (!this.#interactionItems) return;
     let changed = false;
     for (const [interactionId, itemId] of this.#interactionItems) {
       const item = this.item(itemId);
@@ -350,7 +355,7 @@ export class ViewModel {
 
   #showInteraction(interactionId: string): void {
     const state = this.#interactions.get(interactionId);
-    const id = this.#interactionItems.get(interactionId);
+    const id = this.#interactionItems?.get(interactionId);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (!state || index === undefined) return;
     const updated: ThreadItem = { ...this.items.at(index)!, interaction: publicInteraction(state) };
@@ -367,7 +372,7 @@ export class ViewModel {
   }
 
   #setToolStatus(runId: string, callId: string, status: ToolItemStatus, startedAt?: string): void {
-    const id = this.#toolItems.get(`${runId}|${callId}`);
+    const id = this.#toolItems?.get(`${runId}|${callId}`);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items.at(index)!;
@@ -442,6 +447,11 @@ export class ViewModel {
         }
         : { ...turn, usage: sum },
     );
+  }
+
+  /** A live item settled or went: its stream count goes, and the map with the last one. */
+  #settledLive(id: string): void {
+    if (this.#liveBytes?.delete(id) && this.#liveBytes.size === 0) this.#liveBytes = undefined;
   }
 
   #add(item: ThreadItem): void {
