@@ -94,17 +94,33 @@ class Batch {
   readonly order: readonly string[];
   /** Index of the exchange that holds it (a late result changes that exchange). */
   readonly exchange: number;
-  readonly results = new Map<string, HistoryMessage>();
+  // Results by position in `order` (every position of a call id, should one
+  // repeat), with how many distinct calls have one: a step's few slots cost
+  // less than a Map per tool step that every idle actor would keep.
+  readonly #results: (HistoryMessage | undefined)[];
+  #filled = 0;
   readonly after: HistoryMessage[] = [];
 
   constructor(assistant: HistoryMessage, order: readonly string[], exchange: number) {
     this.assistant = assistant;
     this.order = order;
     this.exchange = exchange;
+    this.#results = new Array(order.length).fill(undefined);
   }
 
   get complete(): boolean {
-    return this.results.size >= this.order.length;
+    return this.#filled >= this.order.length;
+  }
+
+  /** Sets the result of one of its calls (a later one for the same call replaces it). */
+  setResult(callId: string, message: HistoryMessage): void {
+    let isNew = true;
+    for (let i = 0; i < this.order.length; i++) {
+      if (this.order[i] !== callId) continue;
+      if (this.#results[i] !== undefined) isNew = false;
+      this.#results[i] = message;
+    }
+    if (isNew) this.#filled++;
   }
 
   /** Adds a result or a late user message, placed with the batch for compaction cuts. */
@@ -115,10 +131,7 @@ class Batch {
 
   /** The results in call order, then the user messages that arrived while it was open. */
   rest(out: HistoryMessage[]): void {
-    for (const callId of this.order) {
-      const result = this.results.get(callId);
-      if (result) out.push(result);
-    }
+    for (const result of this.#results) if (result) out.push(result);
     for (const message of this.after) out.push(message);
   }
 }
@@ -221,7 +234,7 @@ export class HistoryModel {
           const batch = this.#batches?.get(`${entry.turnId}|${result.callId}`);
           if (batch) {
             this.#changed(batch.exchange);
-            batch.results.set(result.callId, batch.adopt(message));
+            batch.setResult(result.callId, batch.adopt(message));
           } else this.#pushMessage(entry.turnId, message);
         }
         return;

@@ -27,9 +27,11 @@ export type OpenCallsReader = Pick<OpenCalls, "list">;
 
 /** Open calls of the current turn, kept up to date entry by entry. */
 export class OpenCalls {
-  // Made at a turn's first call and dropped when the turn starts or ends: an
-  // idle thread, or a turn of text only, keeps no map.
-  #calls: Map<string, OpenCall> | undefined;
+  // In call order; made at a turn's first call and dropped when the last one
+  // has its result or the turn starts or ends. A turn has a handful of open
+  // calls at most: scanning a short list costs less than a Map, which every
+  // tool step would otherwise fill and shrink again (a fresh table each time).
+  #calls: OpenCall[] | undefined;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
@@ -43,10 +45,10 @@ export class OpenCalls {
         // costs less than building a Set of it for every step.
         const dispatchedIds = entry.dispatched;
         if (entry.calls.length === 0) return;
-        const calls = this.#calls ??= new Map();
+        const calls = this.#calls ??= [];
         for (const call of entry.calls) {
           const dispatched = dispatchedIds !== undefined && dispatchedIds.includes(call.callId);
-          calls.set(call.callId, {
+          const open: OpenCall = {
             callId: call.callId,
             name: call.name,
             runId: entry.runId,
@@ -54,23 +56,34 @@ export class OpenCalls {
             started: dispatched,
             step: entry.step,
             arguments: call.arguments,
-          });
+          };
+          // A call id seen again takes the earlier one's place (as a Map's set would).
+          const index = indexOf(calls, call.callId);
+          if (index < 0) calls.push(open);
+          else calls[index] = open;
         }
         return;
       }
       case "tool_dispatched":
         for (const callId of entry.callIds) {
-          const call = this.#calls?.get(callId);
+          const call = this.#find(callId);
           if (call) call.dispatched = call.started = true;
         }
         for (const callId of entry.safe ?? []) {
-          const call = this.#calls?.get(callId);
+          const call = this.#find(callId);
           if (call) call.started = true;
         }
         return;
-      case "tool_results":
-        for (const result of entry.results) this.#calls?.delete(result.callId);
+      case "tool_results": {
+        const calls = this.#calls;
+        if (!calls) return;
+        for (const result of entry.results) {
+          const index = indexOf(calls, result.callId);
+          if (index >= 0) calls.splice(index, 1);
+        }
+        if (calls.length === 0) this.#calls = undefined;
         return;
+      }
       case "compaction":
       case "compaction_started":
       case "child_events":
@@ -87,8 +100,21 @@ export class OpenCalls {
 
   /** The calls without a result, in call order. */
   list(): OpenCall[] {
-    return this.#calls ? [...this.#calls.values()] : [];
+    return this.#calls ? this.#calls.slice() : [];
   }
+
+  #find(callId: string): OpenCall | undefined {
+    const calls = this.#calls;
+    if (!calls) return undefined;
+    const index = indexOf(calls, callId);
+    return index < 0 ? undefined : calls[index];
+  }
+}
+
+/** Where the call `callId` sits in `calls`, or -1. */
+function indexOf(calls: readonly OpenCall[], callId: string): number {
+  for (let i = 0; i < calls.length; i++) if (calls[i].callId === callId) return i;
+  return -1;
 }
 
 /**
