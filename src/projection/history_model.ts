@@ -12,6 +12,7 @@ import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
 import { answersText } from "./answers_message.ts";
 import type { InteractionsReader } from "./interactions.ts";
+import { PairMap } from "./pair_map.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {
@@ -189,8 +190,8 @@ export class HistoryModel {
   // This set and the two maps below are made on first use: an idle cached
   // actor keeps no empty table for sub-agents, tool calls or lists it never had.
   #childEvents: Set<string> | undefined;
-  /** `${turnId}|${callId}` → the batch that made the call. */
-  #batches: Map<string, Batch> | undefined;
+  /** (turn id, call id) → the batch that made the call. */
+  #batches: PairMap<Batch> | undefined;
   readonly #interactions: InteractionsReader | undefined;
   /**
    * Listed messages of the settled exchanges, per state key. Only the current
@@ -231,7 +232,7 @@ export class HistoryModel {
             undefined,
             entry.seq,
           );
-          const batch = this.#batches?.get(`${entry.turnId}|${result.callId}`);
+          const batch = this.#batches?.get(entry.turnId, result.callId);
           if (batch) {
             this.#changed(batch.exchange);
             batch.setResult(result.callId, batch.adopt(message));
@@ -453,8 +454,8 @@ export class HistoryModel {
     if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
     if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
     if (!batch) return;
-    const batches = this.#batches ??= new Map();
-    for (const call of entry.calls) batches.set(`${entry.turnId}|${call.callId}`, batch);
+    const batches = this.#batches ??= new PairMap();
+    for (const call of entry.calls) batches.set(entry.turnId, call.callId, batch);
   }
 
   #pushMessage(turnId: string, message: HistoryMessage | Batch): boolean {

@@ -23,6 +23,7 @@ import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
 import { CowList } from "./cow_list.ts";
+import { PairMap } from "./pair_map.ts";
 import { endedTool, withTool } from "./tool_item_shape.ts";
 import { utf8Length } from "../text/utf8_length.ts";
 
@@ -59,7 +60,7 @@ export class ViewModel {
   // interactions it no longer has (or never had).
   #liveBytes: Map<string, number> | undefined;
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
-  #toolItems: Map<string, string> | undefined;
+  #toolItems: PairMap<string> | undefined;
   /** Interaction id → the item that shows it (a tool item or an interaction item). */
   #interactionItems: Map<string, string> | undefined;
   readonly #sink: OpSink;
@@ -233,7 +234,7 @@ export class ViewModel {
     for (const call of entry.calls) {
       if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
-      (this.#toolItems ??= new Map()).set(`${runId}|${call.callId}`, id);
+      (this.#toolItems ??= new PairMap()).set(runId, call.callId, id);
       this.#itemSeq.set(id, entry.seq);
       // Allowed calls run as soon as the step is committed; others wait for their approval.
       const status: ToolItemStatus = call.decision === "deny"
@@ -275,7 +276,7 @@ export class ViewModel {
 
   #toolResults(entry: ToolResultsEntry): void {
     for (const result of entry.results) {
-      const id = this.#toolItems?.get(`${entry.runId}|${result.callId}`);
+      const id = this.#toolItems?.get(entry.runId, result.callId);
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
       const item = this.items.at(index)!;
@@ -305,7 +306,7 @@ export class ViewModel {
     const state = this.#interactions.get(interactionId);
     if (!state) return;
     if (state.kind === "approval" && state.callId !== undefined) {
-      const id = this.#toolItems?.get(`${state.runId}|${state.callId}`);
+      const id = this.#toolItems?.get(state.runId, state.callId);
       if (id !== undefined) (this.#interactionItems ??= new Map()).set(interactionId, id);
     } else {
       const id = itemIds.interaction(interactionId);
@@ -372,7 +373,7 @@ export class ViewModel {
   }
 
   #setToolStatus(runId: string, callId: string, status: ToolItemStatus, startedAt?: string): void {
-    const id = this.#toolItems?.get(`${runId}|${callId}`);
+    const id = this.#toolItems?.get(runId, callId);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items.at(index)!;
