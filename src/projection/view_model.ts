@@ -52,7 +52,10 @@ export class ViewModel {
   /** As {@link items}. */
   readonly turns: CowList<TurnSummary> = new CowList();
   readonly #itemIndex = new Map<string, number>();
-  readonly #itemSeq = new Map<string, number>();
+  // The journal position of each item, by its place in `items` (-1 for a live
+  // item, made by no entry yet): an array of small integers beside the list,
+  // not a second map of every item id.
+  readonly #itemSeqs: number[] = [];
   readonly #turnIndex = new Map<string, number>();
   readonly #turnEndSeq = new Map<string, number>();
   // The maps below are made on first use and the live one dropped when its last
@@ -110,16 +113,14 @@ export class ViewModel {
       case "interaction_resolved":
         return this.#interactionResolved(entry.interactionId, entry.seq);
       case "steer": {
-        const id = itemIds.steer(entry.steerId);
-        this.#itemSeq.set(id, entry.seq);
         return this.#add({
-          id,
+          id: itemIds.steer(entry.steerId),
           ordinal: 0,
           kind: "user",
           turnId: entry.turnId,
           createdAt: entry.at,
           text: entry.text,
-        });
+        }, entry.seq);
       }
       default: {
         const never: never = entry;
@@ -167,6 +168,7 @@ export class ViewModel {
       const index = this.#itemIndex.get(id);
       if (index === undefined || !this.items.at(index)!.live) continue;
       this.items.removeAt(index);
+      this.#itemSeqs.splice(index, 1);
       this.#itemIndex.delete(id);
       this.#settledLive(id);
       this.#reindexFrom(index);
@@ -176,7 +178,9 @@ export class ViewModel {
 
   /** The journal position an item came from (for fork cuts). */
   seqOf(itemId: string): number | undefined {
-    return this.#itemSeq.get(itemId);
+    const index = this.#itemIndex.get(itemId);
+    const seq = index === undefined ? -1 : this.#itemSeqs[index];
+    return seq < 0 ? undefined : seq;
   }
 
   /** The seq of a turn's terminal entry, when it has ended. */
@@ -210,16 +214,14 @@ export class ViewModel {
     this.turns.push(summary);
     this.#emitTurns();
     if (entry.input) {
-      const id = itemIds.user(entry.turnId);
-      this.#itemSeq.set(id, entry.seq);
       this.#add({
-        id,
+        id: itemIds.user(entry.turnId),
         ordinal: 0,
         kind: "user",
         turnId: entry.turnId,
         createdAt: entry.at,
         text: entry.input.text,
-      });
+      }, entry.seq);
     }
   }
 
@@ -235,7 +237,6 @@ export class ViewModel {
       if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
       (this.#toolItems ??= new PairMap()).set(runId, call.callId, id);
-      this.#itemSeq.set(id, entry.seq);
       // Allowed calls run as soon as the step is committed; others wait for their approval.
       const status: ToolItemStatus = call.decision === "deny"
         ? "denied"
@@ -250,13 +251,15 @@ export class ViewModel {
       };
       // An allowed call is dispatched by the commit of its step.
       if (call.decision === "allow" && !call.repeated) tool.startedAt = entry.at;
-      this.#add({ id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool });
+      this.#add(
+        { id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool },
+        entry.seq,
+      );
     }
     this.#addUsage(turnId, entry.usage);
   }
 
   #settleText(id: string, kind: "thinking" | "assistant", entry: StepEntry, text: string): void {
-    this.#itemSeq.set(id, entry.seq);
     this.#settledLive(id);
     const settled: ThreadItem = {
       id,
@@ -268,7 +271,8 @@ export class ViewModel {
       text,
     };
     const index = this.#itemIndex.get(id);
-    if (index === undefined) return this.#add(settled);
+    if (index === undefined) return this.#add(settled, entry.seq);
+    this.#itemSeqs[index] = entry.seq;
     settled.ordinal = index;
     this.items.set(index, settled);
     this.#emit(() => ({ op: "replace", item: settled }));
@@ -286,7 +290,7 @@ export class ViewModel {
       }
       if (result.activity) tool.activity = structuredClone(result.activity);
       const updated = withTool(item, tool);
-      this.#itemSeq.set(updated.id, entry.seq);
+      this.#itemSeqs[index] = entry.seq;
       this.items.set(index, updated);
       this.#emit(() => ({ op: "replace", item: updated }));
     }
@@ -310,7 +314,6 @@ export class ViewModel {
       if (id !== undefined) (this.#interactionItems ??= new Map()).set(interactionId, id);
     } else {
       const id = itemIds.interaction(interactionId);
-      this.#itemSeq.set(id, seq);
       (this.#interactionItems ??= new Map()).set(interactionId, id);
       this.#add({
         id,
@@ -319,7 +322,7 @@ export class ViewModel {
         turnId: state.turnId,
         runId: state.runId,
         createdAt: state.openedAt,
-      });
+      }, seq);
     }
     this.#showInteraction(interactionId);
     this.#emitPending();
@@ -329,7 +332,11 @@ export class ViewModel {
     const state = this.#interactions.get(interactionId);
     if (!state) return;
     const id = this.#interactionItems?.get(interactionId);
-    if (id !== undefined && state.kind !== "approval") this.#itemSeq.set(id, seq);
+    if (id !== undefined && state.kind !== "approval") {
+      // Its item was added when it opened, and only live items are ever removed.
+      const index = this.#itemIndex.get(id);
+      if (index !== undefined) this.#itemSeqs[index] = seq;
+    }
     this.#showInteraction(interactionId);
     const resolution = state.resolution;
     if (state.kind === "approval" && state.callId !== undefined && resolution) {
@@ -455,10 +462,12 @@ export class ViewModel {
     if (this.#liveBytes?.delete(id) && this.#liveBytes.size === 0) this.#liveBytes = undefined;
   }
 
-  #add(item: ThreadItem): void {
+  /** Appends an item made by the entry at `seq` (-1: a live item, made by none yet). */
+  #add(item: ThreadItem, seq = -1): void {
     item.ordinal = this.items.length;
     this.#itemIndex.set(item.id, this.items.length);
     this.items.push(item);
+    this.#itemSeqs.push(seq);
     this.#emit(() => ({ op: "add", item: { ...item } }));
   }
 
