@@ -13,6 +13,7 @@ import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../jou
 import { answersText } from "./answers_message.ts";
 import type { InteractionsReader } from "./interactions.ts";
 import { PairMap } from "./pair_map.ts";
+import { appended } from "./appended.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {
@@ -182,7 +183,7 @@ export type HistoryReader = Pick<
 
 /** The provider-facing projection of a thread's path. */
 export class HistoryModel {
-  readonly #exchanges: Exchange[] = [];
+  #exchanges: Exchange[] = [];
   #current: Exchange | undefined;
   #checkpoint: Checkpoint | undefined;
   #confirmed: ConfirmedUsage | undefined;
@@ -424,14 +425,17 @@ export class HistoryModel {
         ? { role: "user", text: entry.input.text, attachments: entry.input.attachments }
         : { role: "user", text: entry.input.text };
       this.#current = { user: toHistory(user, undefined, entry.seq), segments: [] };
-      this.#exchanges.push(this.#current);
+      this.#exchanges = appended(this.#exchanges, this.#current);
     } else if (entry.retryOf?.mode === "regenerate" && this.#current) {
       this.#changed(this.#exchanges.length - 1);
       this.#current.segments = [];
       this.#confirmed = undefined; // it measured the answer being replaced
     }
     if (this.#current) this.#changed(this.#exchanges.length - 1);
-    this.#current?.segments.push({ turnId: entry.turnId, messages: [] });
+    const current = this.#current;
+    if (current) {
+      current.segments = appended(current.segments, { turnId: entry.turnId, messages: [] });
+    }
   }
 
   #step(entry: StepEntry): void {
@@ -462,7 +466,7 @@ export class HistoryModel {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return false;
     this.#changed(this.#exchanges.length - 1);
-    segment.messages.push(message);
+    segment.messages = appended(segment.messages, message);
     return true;
   }
 
@@ -473,7 +477,7 @@ export class HistoryModel {
     this.#changed(this.#exchanges.length - 1);
     const last = segment.messages.at(-1);
     if (last instanceof Batch && !last.complete) last.after.push(last.adopt(message));
-    else segment.messages.push(message);
+    else segment.messages = appended(segment.messages, message);
   }
 }
 

@@ -24,6 +24,7 @@ import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
 import { CowList } from "./cow_list.ts";
 import { PairMap } from "./pair_map.ts";
+import { appended } from "./appended.ts";
 import { endedTool, withTool } from "./tool_item_shape.ts";
 import { utf8Length } from "../text/utf8_length.ts";
 
@@ -55,7 +56,7 @@ export class ViewModel {
   // The journal position of each item, by its place in `items` (-1 for a live
   // item, made by no entry yet): an array of small integers beside the list,
   // not a second map of every item id.
-  readonly #itemSeqs: number[] = [];
+  #itemSeqs: number[] = [];
   readonly #turnIndex = new Map<string, number>();
   readonly #turnEndSeq = new Map<string, number>();
   // The maps below are made on first use and the live one dropped when its last
@@ -467,7 +468,7 @@ export class ViewModel {
     item.ordinal = this.items.length;
     this.#itemIndex.set(item.id, this.items.length);
     this.items.push(item);
-    this.#itemSeqs.push(seq);
+    this.#itemSeqs = appended(this.#itemSeqs, seq);
     this.#emit(() => ({ op: "add", item: { ...item } }));
   }
 
