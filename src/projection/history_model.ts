@@ -101,7 +101,8 @@ class Batch {
   // less than a Map per tool step that every idle actor would keep.
   readonly #results: (HistoryMessage | undefined)[];
   #filled = 0;
-  readonly after: HistoryMessage[] = [];
+  /** User messages that arrived while it was open (made at the first: most batches get none). */
+  #after: HistoryMessage[] | undefined;
 
   constructor(assistant: HistoryMessage, order: readonly string[], exchange: number) {
     this.assistant = assistant;
@@ -134,9 +135,17 @@ class Batch {
   /** The results in call order, then the user messages that arrived while it was open. */
   rest(out: HistoryMessage[]): void {
     for (const result of this.#results) if (result) out.push(result);
-    for (const message of this.after) out.push(message);
+    for (const message of this.#after ?? NO_MESSAGES) out.push(message);
+  }
+
+  /** Keeps a user message that arrived while the batch was open, after its results. */
+  addAfter(message: HistoryMessage): void {
+    (this.#after ??= []).push(this.adopt(message));
   }
 }
+
+// What a batch without late user messages lists after its results (read-only by type).
+const NO_MESSAGES: readonly HistoryMessage[] = [];
 
 /** One user message and the model's work on it, over every turn that retried it. */
 interface Exchange {
@@ -476,7 +485,7 @@ export class HistoryModel {
     if (!segment || segment.turnId !== turnId) return;
     this.#changed(this.#exchanges.length - 1);
     const last = segment.messages.at(-1);
-    if (last instanceof Batch && !last.complete) last.after.push(last.adopt(message));
+    if (last instanceof Batch && !last.complete) last.addAfter(message);
     else segment.messages = appended(segment.messages, message);
   }
 }

@@ -58,7 +58,8 @@ export class ViewModel {
   // not a second map of every item id.
   #itemSeqs: number[] = [];
   readonly #turnIndex = new Map<string, number>();
-  readonly #turnEndSeq = new Map<string, number>();
+  // The seq of each turn's terminal entry, by its place in `turns` (-1 while it runs).
+  #turnEndSeqs: number[] = [];
   // The maps below are made on first use and the live one dropped when its last
   // item settles: an idle cached actor keeps no empty map for streams, tools or
   // interactions it no longer has (or never had).
@@ -186,7 +187,9 @@ export class ViewModel {
 
   /** The seq of a turn's terminal entry, when it has ended. */
   turnEndSeq(turnId: string): number | undefined {
-    return this.#turnEndSeq.get(turnId);
+    const index = this.#turnIndex.get(turnId);
+    const seq = index === undefined ? -1 : this.#turnEndSeqs[index];
+    return seq < 0 ? undefined : seq;
   }
 
   /** Where an item sits in {@link items} (its ordinal), without scanning them. */
@@ -212,6 +215,7 @@ export class ViewModel {
     const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at, finalItemIds: [] };
     if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
     this.#turnIndex.set(entry.turnId, this.turns.length);
+    this.#turnEndSeqs = appended(this.#turnEndSeqs, -1);
     this.turns.push(summary);
     this.#emitTurns();
     if (entry.input) {
@@ -428,7 +432,7 @@ export class ViewModel {
       // object shape and the views' copy of all turns stays on V8's fast path.
       this.turns.set(index, copyTurn(turn));
     }
-    this.#turnEndSeq.set(entry.turnId, entry.seq);
+    this.#turnEndSeqs[index] = entry.seq;
     this.#emitTurns();
   }
 
