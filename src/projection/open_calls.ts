@@ -44,8 +44,6 @@ export class OpenCalls {
         // A step dispatches a handful of calls at most: a scan of the list
         // costs less than building a Set of it for every step.
         const dispatchedIds = entry.dispatched;
-        if (entry.calls.length === 0) return;
-        const calls = this.#calls ??= [];
         for (const call of entry.calls) {
           const dispatched = dispatchedIds !== undefined && dispatchedIds.includes(call.callId);
           const open: OpenCall = {
@@ -57,9 +55,13 @@ export class OpenCalls {
             step: entry.step,
             arguments: call.arguments,
           };
-          // A call id seen again takes the earlier one's place (as a Map's set would).
-          const index = indexOf(calls, call.callId);
-          if (index < 0) calls.push(open);
+          // A call id seen again takes the earlier one's place (as a Map's set
+          // would). The first call makes a one-slot list (a push onto an empty
+          // one reserves 17, and most steps make one call).
+          const calls = this.#calls;
+          const index = calls ? indexOf(calls, call.callId) : -1;
+          if (!calls) this.#calls = [open];
+          else if (index < 0) calls.push(open);
           else calls[index] = open;
         }
         return;
