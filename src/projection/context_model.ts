@@ -36,10 +36,12 @@ export type ContextReader = Pick<
 /** Compaction records and usage of one thread's path. */
 export class ContextModel {
   readonly #records: CompactionRecord[] = [];
-  readonly #byTurn = new Map<string, CompactionRecord>();
-  readonly #byOperation = new Map<string, CompactionRecord>();
+  // The maps are made at the first compaction: most threads never compact, and
+  // an idle cached actor should not keep three empty maps for it.
+  #byTurn: Map<string, CompactionRecord> | undefined;
+  #byOperation: Map<string, CompactionRecord> | undefined;
   /** Operations started and not yet recorded, by operation id. */
-  readonly #open = new Map<string, CompactionStartedEntry>();
+  #open: Map<string, CompactionStartedEntry> | undefined;
   readonly #totals: UsageTotals = {
     inputTokens: 0,
     outputTokens: 0,
@@ -54,15 +56,15 @@ export class ContextModel {
       this.#confirmed = entry.usage;
       this.#add(entry.usage);
     } else if (entry.kind === "compaction_started") {
-      this.#open.set(entry.operationId, entry);
+      (this.#open ??= new Map()).set(entry.operationId, entry);
     } else if (entry.kind === "compaction") {
-      this.#open.delete(entry.operationId);
+      this.#open?.delete(entry.operationId);
       const record = recordOf(entry);
       this.#records.push(record);
       // Only records written by a run: a below-target no-op carries the thread's last
       // turn id for ordering, and must not shadow what a compaction turn recorded.
-      if (entry.runId !== undefined) this.#byTurn.set(entry.turnId, record);
-      this.#byOperation.set(entry.operationId, record);
+      if (entry.runId !== undefined) (this.#byTurn ??= new Map()).set(entry.turnId, record);
+      (this.#byOperation ??= new Map()).set(entry.operationId, record);
       if (entry.usage) this.#add(entry.usage);
     }
   }
@@ -74,18 +76,19 @@ export class ContextModel {
 
   /** The latest record a run of this turn wrote (a compaction turn's outcome), a copy. */
   recordOfTurn(turnId: string): CompactionRecord | undefined {
-    const record = this.#byTurn.get(turnId);
+    const record = this.#byTurn?.get(turnId);
     return record && { ...record };
   }
 
   /** The record of one operation, a copy. */
   record(operationId: string): CompactionRecord | undefined {
-    const record = this.#byOperation.get(operationId);
+    const record = this.#byOperation?.get(operationId);
     return record && { ...record };
   }
 
   /** Operations of this turn that were started and have no record yet, in start order. */
   unfinished(turnId: string): CompactionStartedEntry[] {
+    if (!this.#open) return [];
     return [...this.#open.values()].filter((entry) => entry.turnId === turnId);
   }
 

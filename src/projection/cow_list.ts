@@ -69,7 +69,12 @@ export class CowList<T> {
    */
   push(value: T): void {
     const chunk = (this.#length / CHUNK) | 0;
-    if (chunk === this.#chunks.length) {
+    if (chunk === 0 && this.#chunks.length === 0) {
+      // Literals of one element: a push onto an empty array reserves 17 slots,
+      // and nearly every list (a thread's items and turns) has one chunk.
+      this.#chunks = [[value]];
+      this.#owners = [this.#epoch];
+    } else if (chunk === this.#chunks.length) {
       this.#chunks.push([value]);
       this.#owners.push(this.#epoch);
     } else this.#own(chunk).push(value);

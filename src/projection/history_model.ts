@@ -12,6 +12,8 @@ import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
 import { answersText } from "./answers_message.ts";
 import type { InteractionsReader } from "./interactions.ts";
+import { PairMap } from "./pair_map.ts";
+import { appended } from "./appended.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {
@@ -94,17 +96,34 @@ class Batch {
   readonly order: readonly string[];
   /** Index of the exchange that holds it (a late result changes that exchange). */
   readonly exchange: number;
-  readonly results = new Map<string, HistoryMessage>();
-  readonly after: HistoryMessage[] = [];
+  // Results by position in `order` (every position of a call id, should one
+  // repeat), with how many distinct calls have one: a step's few slots cost
+  // less than a Map per tool step that every idle actor would keep.
+  readonly #results: (HistoryMessage | undefined)[];
+  #filled = 0;
+  /** User messages that arrived while it was open (made at the first: most batches get none). */
+  #after: HistoryMessage[] | undefined;
 
   constructor(assistant: HistoryMessage, order: readonly string[], exchange: number) {
     this.assistant = assistant;
     this.order = order;
     this.exchange = exchange;
+    this.#results = new Array(order.length).fill(undefined);
   }
 
   get complete(): boolean {
-    return this.results.size >= this.order.length;
+    return this.#filled >= this.order.length;
+  }
+
+  /** Sets the result of one of its calls (a later one for the same call replaces it). */
+  setResult(callId: string, message: HistoryMessage): void {
+    let isNew = true;
+    for (let i = 0; i < this.order.length; i++) {
+      if (this.order[i] !== callId) continue;
+      if (this.#results[i] !== undefined) isNew = false;
+      this.#results[i] = message;
+    }
+    if (isNew) this.#filled++;
   }
 
   /** Adds a result or a late user message, placed with the batch for compaction cuts. */
@@ -115,13 +134,18 @@ class Batch {
 
   /** The results in call order, then the user messages that arrived while it was open. */
   rest(out: HistoryMessage[]): void {
-    for (const callId of this.order) {
-      const result = this.results.get(callId);
-      if (result) out.push(result);
-    }
-    for (const message of this.after) out.push(message);
+    for (const result of this.#results) if (result) out.push(result);
+    for (const message of this.#after ?? NO_MESSAGES) out.push(message);
+  }
+
+  /** Keeps a user message that arrived while the batch was open, after its results. */
+  addAfter(message: HistoryMessage): void {
+    (this.#after ??= []).push(this.adopt(message));
   }
 }
+
+// What a batch without late user messages lists after its results (read-only by type).
+const NO_MESSAGES: readonly HistoryMessage[] = [];
 
 /** One user message and the model's work on it, over every turn that retried it. */
 interface Exchange {
@@ -168,14 +192,16 @@ export type HistoryReader = Pick<
 
 /** The provider-facing projection of a thread's path. */
 export class HistoryModel {
-  readonly #exchanges: Exchange[] = [];
+  #exchanges: Exchange[] = [];
   #current: Exchange | undefined;
   #checkpoint: Checkpoint | undefined;
   #confirmed: ConfirmedUsage | undefined;
   #failedInARow = 0;
-  readonly #childEvents = new Set<string>();
-  /** `${turnId}|${callId}` → the batch that made the call. */
-  readonly #batches = new Map<string, Batch>();
+  // This set and the two maps below are made on first use: an idle cached
+  // actor keeps no empty table for sub-agents, tool calls or lists it never had.
+  #childEvents: Set<string> | undefined;
+  /** (turn id, call id) → the batch that made the call. */
+  #batches: PairMap<Batch> | undefined;
   readonly #interactions: InteractionsReader | undefined;
   /**
    * Listed messages of the settled exchanges, per state key. Only the current
@@ -183,7 +209,7 @@ export class HistoryModel {
    * ones once and afterwards only appends; a change to an exchange already
    * listed (a late tool result) or a new checkpoint drops the lists.
    */
-  readonly #prefixes = new Map<string, Prefix>();
+  #prefixes: Map<string, Prefix> | undefined;
   /** The highest `upTo` among `#prefixes`: a change below it drops them. */
   #listedUpTo = 0;
 
@@ -194,7 +220,7 @@ export class HistoryModel {
 
   /** Keys of the child facts already admitted on this path (see `parentEvents`). */
   get admittedChildEvents(): ReadonlySet<string> {
-    return this.#childEvents;
+    return this.#childEvents ?? NO_CHILD_EVENTS;
   }
 
   /** Applies one committed entry. */
@@ -216,10 +242,10 @@ export class HistoryModel {
             undefined,
             entry.seq,
           );
-          const batch = this.#batches.get(`${entry.turnId}|${result.callId}`);
+          const batch = this.#batches?.get(entry.turnId, result.callId);
           if (batch) {
             this.#changed(batch.exchange);
-            batch.results.set(result.callId, batch.adopt(message));
+            batch.setResult(result.callId, batch.adopt(message));
           } else this.#pushMessage(entry.turnId, message);
         }
         return;
@@ -227,7 +253,7 @@ export class HistoryModel {
         return this.#compaction(entry);
       case "child_events":
         for (const event of entry.events) {
-          this.#childEvents.add(event.key);
+          (this.#childEvents ??= new Set()).add(event.key);
           this.#pushMessage(
             entry.turnId,
             toHistory({ role: "user", text: event.text }, undefined, entry.seq),
@@ -275,7 +301,8 @@ export class HistoryModel {
     const from = checkpoint?.fromExchange ?? 0;
     // The current exchange is the last one; every one before it is settled.
     const settled = this.#exchanges.length - 1;
-    let prefix = this.#prefixes.get(stateKey);
+    const prefixes = this.#prefixes ??= new Map();
+    let prefix = prefixes.get(stateKey);
     if (!prefix) {
       prefix = {
         out: checkpoint ? [checkpoint.message] : [],
@@ -284,7 +311,7 @@ export class HistoryModel {
         tokens: 0,
         counted: 0,
       };
-      this.#prefixes.set(stateKey, prefix);
+      prefixes.set(stateKey, prefix);
     }
     if (prefix.upTo < settled) {
       const start = prefix.out.length;
@@ -315,7 +342,7 @@ export class HistoryModel {
    * @returns the figures (zero when nothing is settled)
    */
   settled(stateKey: string, counter: TokenCounter): SettledFigures {
-    const prefix = this.#prefixes.get(stateKey);
+    const prefix = this.#prefixes?.get(stateKey);
     if (!prefix) return { count: 0, tokens: 0, maxSeq: 0 };
     if (prefix.counter !== counter) {
       prefix.counter = counter;
@@ -358,7 +385,7 @@ export class HistoryModel {
   }
 
   #dropListed(): void {
-    this.#prefixes.clear();
+    this.#prefixes = undefined;
     this.#listedUpTo = 0;
   }
 
@@ -407,14 +434,17 @@ export class HistoryModel {
         ? { role: "user", text: entry.input.text, attachments: entry.input.attachments }
         : { role: "user", text: entry.input.text };
       this.#current = { user: toHistory(user, undefined, entry.seq), segments: [] };
-      this.#exchanges.push(this.#current);
+      this.#exchanges = appended(this.#exchanges, this.#current);
     } else if (entry.retryOf?.mode === "regenerate" && this.#current) {
       this.#changed(this.#exchanges.length - 1);
       this.#current.segments = [];
       this.#confirmed = undefined; // it measured the answer being replaced
     }
     if (this.#current) this.#changed(this.#exchanges.length - 1);
-    this.#current?.segments.push({ turnId: entry.turnId, messages: [] });
+    const current = this.#current;
+    if (current) {
+      current.segments = appended(current.segments, { turnId: entry.turnId, messages: [] });
+    }
   }
 
   #step(entry: StepEntry): void {
@@ -436,16 +466,16 @@ export class HistoryModel {
       : new Batch(history, entry.calls.map((call) => call.callId), this.#exchanges.length - 1);
     if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
     if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
-    for (const call of batch ? entry.calls : []) {
-      this.#batches.set(`${entry.turnId}|${call.callId}`, batch!);
-    }
+    if (!batch) return;
+    const batches = this.#batches ??= new PairMap();
+    for (const call of entry.calls) batches.set(entry.turnId, call.callId, batch);
   }
 
   #pushMessage(turnId: string, message: HistoryMessage | Batch): boolean {
     const segment = this.#current?.segments.at(-1);
     if (!segment || segment.turnId !== turnId) return false;
     this.#changed(this.#exchanges.length - 1);
-    segment.messages.push(message);
+    segment.messages = appended(segment.messages, message);
     return true;
   }
 
@@ -455,10 +485,13 @@ export class HistoryModel {
     if (!segment || segment.turnId !== turnId) return;
     this.#changed(this.#exchanges.length - 1);
     const last = segment.messages.at(-1);
-    if (last instanceof Batch && !last.complete) last.after.push(last.adopt(message));
-    else segment.messages.push(message);
+    if (last instanceof Batch && !last.complete) last.addAfter(message);
+    else segment.messages = appended(segment.messages, message);
   }
 }
+
+/** What `admittedChildEvents` answers before the first child fact (read-only by type). */
+const NO_CHILD_EVENTS: ReadonlySet<string> = new Set();
 
 /** Wraps a message with its canonical JSON. */
 export function toHistory(

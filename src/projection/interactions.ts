@@ -43,8 +43,10 @@ export type InteractionsReader = Pick<
 
 /** Every interaction of the path, by id. */
 export class Interactions {
-  readonly #byId = new Map<string, InteractionState>();
-  readonly #byCall = new Map<string, InteractionState>();
+  // Made at the first interaction: most threads never open one, and an idle
+  // cached actor should not keep two empty maps for them.
+  #byId: Map<string, InteractionState> | undefined;
+  #byCall: Map<string, InteractionState> | undefined;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
@@ -52,7 +54,7 @@ export class Interactions {
       case "interaction_opened":
         return this.#opened(entry);
       case "interaction_resolved": {
-        const state = this.#byId.get(entry.interactionId);
+        const state = this.#byId?.get(entry.interactionId);
         if (!state) return;
         state.resolution = entry.resolution;
         state.resolvedAt = entry.at;
@@ -61,6 +63,7 @@ export class Interactions {
         return;
       }
       case "turn_ended":
+        if (!this.#byId) return;
         for (const state of this.#byId.values()) {
           if (state.turnId === entry.turnId && !state.resolution) {
             state.resolution = { type: "cancelled" };
@@ -75,17 +78,17 @@ export class Interactions {
 
   /** An interaction by id. */
   get(id: string): InteractionState | undefined {
-    return this.#byId.get(id);
+    return this.#byId?.get(id);
   }
 
   /** The interaction a call of a turn waits for (its latest), if any. Providers may reuse call ids across turns. */
   ofCall(turnId: string, callId: string): InteractionState | undefined {
-    return this.#byCall.get(`${turnId}|${callId}`);
+    return this.#byCall?.get(`${turnId}|${callId}`);
   }
 
   /** Every pending interaction, oldest first. */
   pending(): InteractionState[] {
-    return [...this.#byId.values()].filter((state) => !state.resolution);
+    return this.all().filter((state) => !state.resolution);
   }
 
   /** The pending interactions of one turn. */
@@ -95,7 +98,7 @@ export class Interactions {
 
   /** Every interaction, oldest first. */
   all(): InteractionState[] {
-    return [...this.#byId.values()];
+    return this.#byId ? [...this.#byId.values()] : [];
   }
 
   #opened(entry: InteractionOpenedEntry): void {
@@ -110,8 +113,10 @@ export class Interactions {
     if (entry.toolName !== undefined) state.toolName = entry.toolName;
     if (entry.questions) state.questions = entry.questions;
     if (entry.reaskOf) state.reaskOf = entry.reaskOf;
-    this.#byId.set(state.id, state);
-    if (state.callId !== undefined) this.#byCall.set(`${state.turnId}|${state.callId}`, state);
+    (this.#byId ??= new Map()).set(state.id, state);
+    if (state.callId !== undefined) {
+      (this.#byCall ??= new Map()).set(`${state.turnId}|${state.callId}`, state);
+    }
   }
 }
 

@@ -27,14 +27,18 @@ export type OpenCallsReader = Pick<OpenCalls, "list">;
 
 /** Open calls of the current turn, kept up to date entry by entry. */
 export class OpenCalls {
-  #calls = new Map<string, OpenCall>();
+  // In call order; made at a turn's first call and dropped when the last one
+  // has its result or the turn starts or ends. A turn has a handful of open
+  // calls at most: scanning a short list costs less than a Map, which every
+  // tool step would otherwise fill and shrink again (a fresh table each time).
+  #calls: OpenCall[] | undefined;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
     switch (entry.kind) {
       case "turn_started":
       case "turn_ended":
-        this.#calls = new Map();
+        this.#calls = undefined;
         return;
       case "step": {
         // A step dispatches a handful of calls at most: a scan of the list
@@ -42,7 +46,7 @@ export class OpenCalls {
         const dispatchedIds = entry.dispatched;
         for (const call of entry.calls) {
           const dispatched = dispatchedIds !== undefined && dispatchedIds.includes(call.callId);
-          this.#calls.set(call.callId, {
+          const open: OpenCall = {
             callId: call.callId,
             name: call.name,
             runId: entry.runId,
@@ -50,23 +54,38 @@ export class OpenCalls {
             started: dispatched,
             step: entry.step,
             arguments: call.arguments,
-          });
+          };
+          // A call id seen again takes the earlier one's place (as a Map's set
+          // would). The first call makes a one-slot list (a push onto an empty
+          // one reserves 17, and most steps make one call).
+          const calls = this.#calls;
+          const index = calls ? indexOf(calls, call.callId) : -1;
+          if (!calls) this.#calls = [open];
+          else if (index < 0) calls.push(open);
+          else calls[index] = open;
         }
         return;
       }
       case "tool_dispatched":
         for (const callId of entry.callIds) {
-          const call = this.#calls.get(callId);
+          const call = this.#find(callId);
           if (call) call.dispatched = call.started = true;
         }
         for (const callId of entry.safe ?? []) {
-          const call = this.#calls.get(callId);
+          const call = this.#find(callId);
           if (call) call.started = true;
         }
         return;
-      case "tool_results":
-        for (const result of entry.results) this.#calls.delete(result.callId);
+      case "tool_results": {
+        const calls = this.#calls;
+        if (!calls) return;
+        for (const result of entry.results) {
+          const index = indexOf(calls, result.callId);
+          if (index >= 0) calls.splice(index, 1);
+        }
+        if (calls.length === 0) this.#calls = undefined;
         return;
+      }
       case "compaction":
       case "compaction_started":
       case "child_events":
@@ -83,8 +102,21 @@ export class OpenCalls {
 
   /** The calls without a result, in call order. */
   list(): OpenCall[] {
-    return [...this.#calls.values()];
+    return this.#calls ? this.#calls.slice() : [];
   }
+
+  #find(callId: string): OpenCall | undefined {
+    const calls = this.#calls;
+    if (!calls) return undefined;
+    const index = indexOf(calls, callId);
+    return index < 0 ? undefined : calls[index];
+  }
+}
+
+/** Where the call `callId` sits in `calls`, or -1. */
+function indexOf(calls: readonly OpenCall[], callId: string): number {
+  for (let i = 0; i < calls.length; i++) if (calls[i].callId === callId) return i;
+  return -1;
 }
 
 /**

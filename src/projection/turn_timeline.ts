@@ -45,27 +45,31 @@ export function waitEdges(entry: Entry): WaitEdge[] {
 
 /** Per-turn waits and final-answer candidates, folded from entries. */
 export class TurnTimeline {
+  // Each map is made on first use, and a turn's part goes once its facts are
+  // taken at its end (they are taken once): an idle thread keeps none of this.
   /** Assistant items of the turn's trailing steps without tool calls. */
-  readonly #finals = new Map<string, string[]>();
-  readonly #openWaits = new Map<string, { turnId: string; at: number }>();
-  readonly #waits = new Map<string, [number, number][]>();
+  #finals: Map<string, string[]> | undefined;
+  #openWaits: Map<string, { turnId: string; at: number }> | undefined;
+  #waits: Map<string, [number, number][]> | undefined;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
     for (const wait of waitEdges(entry)) {
       const at = Date.parse(entry.at);
-      if (wait.edge === "open") this.#openWaits.set(wait.key, { turnId: wait.turnId, at });
-      else this.#closeWait(wait.key, at);
+      if (wait.edge === "open") {
+        (this.#openWaits ??= new Map()).set(wait.key, { turnId: wait.turnId, at });
+      } else this.#closeWait(wait.key, at);
     }
-    if (entry.kind === "turn_started") this.#finals.set(entry.turnId, []);
     if (entry.kind !== "step") return;
     if (entry.calls.length > 0) {
       // Text before a tool call is an intermediate note, not the answer.
-      this.#finals.set(entry.turnId, []);
+      this.#finals?.delete(entry.turnId);
     } else if (entry.text !== "" && !entry.partial) {
-      const finals = this.#finals.get(entry.turnId) ?? [];
-      finals.push(itemIds.assistant(entry.runId, entry.step));
-      this.#finals.set(entry.turnId, finals);
+      const finals = this.#finals ??= new Map();
+      const ids = finals.get(entry.turnId);
+      const id = itemIds.assistant(entry.runId, entry.step);
+      if (ids) ids.push(id);
+      else finals.set(entry.turnId, [id]);
     }
   }
 
@@ -77,27 +81,41 @@ export class TurnTimeline {
    * @param end its end, likewise (its `turn_ended` time)
    */
   facts(turnId: string, start: number, end: number, completed: boolean): TurnFacts {
-    for (const [key, wait] of this.#openWaits) {
-      if (wait.turnId === turnId) this.#closeWait(key, end);
+    if (this.#openWaits) {
+      for (const [key, wait] of this.#openWaits) {
+        if (wait.turnId === turnId) this.#closeWait(key, end);
+      }
     }
     const elapsedMs = Math.max(0, end - start);
-    const waitingMs = Math.min(elapsedMs, unionLength(this.#waits.get(turnId) ?? [], start, end));
+    const waits = this.#waits?.get(turnId);
+    const waitingMs = waits ? Math.min(elapsedMs, unionLength(waits, start, end)) : 0;
+    // The turn's finals are handed over (nobody else holds the list), not copied.
+    const finals = this.#finals?.get(turnId);
+    this.#finals = forget(this.#finals, turnId);
+    this.#waits = forget(this.#waits, turnId);
     return {
       elapsedMs,
       waitingMs,
       workMs: elapsedMs - waitingMs,
-      finalItemIds: completed ? [...(this.#finals.get(turnId) ?? [])] : [],
+      finalItemIds: completed && finals ? finals : [],
     };
   }
 
   #closeWait(key: string, at: number): void {
-    const open = this.#openWaits.get(key);
+    const open = this.#openWaits?.get(key);
     if (!open) return;
-    this.#openWaits.delete(key);
-    const intervals = this.#waits.get(open.turnId) ?? [];
-    intervals.push([open.at, at]);
-    this.#waits.set(open.turnId, intervals);
+    this.#openWaits = forget(this.#openWaits, key);
+    const waits = this.#waits ??= new Map();
+    const intervals = waits.get(open.turnId);
+    if (intervals) intervals.push([open.at, at]);
+    else waits.set(open.turnId, [[open.at, at]]);
   }
+}
+
+/** `map` without `key`, or `undefined` once it is empty (its table goes with it). */
+function forget<V>(map: Map<string, V> | undefined, key: string): Map<string, V> | undefined {
+  if (!map?.delete(key)) return map;
+  return map.size === 0 ? undefined : map;
 }
 
 /** The length of the union of intervals, clipped to [start, end]. */

@@ -23,6 +23,8 @@ import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
 import { CowList } from "./cow_list.ts";
+import { PairMap } from "./pair_map.ts";
+import { appended } from "./appended.ts";
 import { endedTool, withTool } from "./tool_item_shape.ts";
 import { utf8Length } from "../text/utf8_length.ts";
 
@@ -51,14 +53,21 @@ export class ViewModel {
   /** As {@link items}. */
   readonly turns: CowList<TurnSummary> = new CowList();
   readonly #itemIndex = new Map<string, number>();
-  readonly #itemSeq = new Map<string, number>();
+  // The journal position of each item, by its place in `items` (-1 for a live
+  // item, made by no entry yet): an array of small integers beside the list,
+  // not a second map of every item id.
+  #itemSeqs: number[] = [];
   readonly #turnIndex = new Map<string, number>();
-  readonly #turnEndSeq = new Map<string, number>();
-  readonly #liveBytes = new Map<string, number>();
+  // The seq of each turn's terminal entry, by its place in `turns` (-1 while it runs).
+  #turnEndSeqs: number[] = [];
+  // The maps below are made on first use and the live one dropped when its last
+  // item settles: an idle cached actor keeps no empty map for streams, tools or
+  // interactions it no longer has (or never had).
+  #liveBytes: Map<string, number> | undefined;
   /** `${runId}|${callId}` → tool item id of the latest step that made the call. */
-  readonly #toolItems = new Map<string, string>();
+  #toolItems: PairMap<string> | undefined;
   /** Interaction id → the item that shows it (a tool item or an interaction item). */
-  readonly #interactionItems = new Map<string, string>();
+  #interactionItems: Map<string, string> | undefined;
   readonly #sink: OpSink;
   readonly #interactions: InteractionsReader;
   /** The latest list written by `todo_write`. */
@@ -106,16 +115,14 @@ export class ViewModel {
       case "interaction_resolved":
         return this.#interactionResolved(entry.interactionId, entry.seq);
       case "steer": {
-        const id = itemIds.steer(entry.steerId);
-        this.#itemSeq.set(id, entry.seq);
         return this.#add({
-          id,
+          id: itemIds.steer(entry.steerId),
           ordinal: 0,
           kind: "user",
           turnId: entry.turnId,
           createdAt: entry.at,
           text: entry.text,
-        });
+        }, entry.seq);
       }
       default: {
         const never: never = entry;
@@ -145,25 +152,27 @@ export class ViewModel {
         text: delta,
         live: true,
       });
-      this.#liveBytes.set(id, utf8Length(delta));
+      (this.#liveBytes ??= new Map()).set(id, utf8Length(delta));
       return;
     }
     const item = this.items.at(index)!;
     this.items.set(index, { ...item, text: (item.text ?? "") + delta });
-    const offset = this.#liveBytes.get(id) ?? 0;
-    this.#liveBytes.set(id, offset + utf8Length(delta));
+    const live = this.#liveBytes ??= new Map();
+    const offset = live.get(id) ?? 0;
+    live.set(id, offset + utf8Length(delta));
     this.#emit(() => ({ op: "append-text", itemId: id, offset, text: delta }));
   }
 
   /** Removes the live items of a step whose attempt failed (a retry streams afresh). */
   dropLive(runId: string, step: number): void {
-    if (this.#liveBytes.size === 0) return; // no live item at all (most steps): nothing to build ids for
+    if (!this.#liveBytes) return; // no live item at all (most steps): nothing to build ids for
     for (const id of [itemIds.assistant(runId, step), itemIds.thinking(runId, step)]) {
       const index = this.#itemIndex.get(id);
       if (index === undefined || !this.items.at(index)!.live) continue;
       this.items.removeAt(index);
+      this.#itemSeqs.splice(index, 1);
       this.#itemIndex.delete(id);
-      this.#liveBytes.delete(id);
+      this.#settledLive(id);
       this.#reindexFrom(index);
       this.#emit(() => ({ op: "remove", itemId: id }));
     }
@@ -171,12 +180,16 @@ export class ViewModel {
 
   /** The journal position an item came from (for fork cuts). */
   seqOf(itemId: string): number | undefined {
-    return this.#itemSeq.get(itemId);
+    const index = this.#itemIndex.get(itemId);
+    const seq = index === undefined ? -1 : this.#itemSeqs[index];
+    return seq < 0 ? undefined : seq;
   }
 
   /** The seq of a turn's terminal entry, when it has ended. */
   turnEndSeq(turnId: string): number | undefined {
-    return this.#turnEndSeq.get(turnId);
+    const index = this.#turnIndex.get(turnId);
+    const seq = index === undefined ? -1 : this.#turnEndSeqs[index];
+    return seq < 0 ? undefined : seq;
   }
 
   /** Where an item sits in {@link items} (its ordinal), without scanning them. */
@@ -189,7 +202,7 @@ export class ViewModel {
    * of a streaming step. A new turn's first item gets this ordinal.
    */
   get settledCount(): number {
-    return this.items.length - this.#liveBytes.size;
+    return this.items.length - (this.#liveBytes?.size ?? 0);
   }
 
   /** Looks an item up by id. */
@@ -202,19 +215,18 @@ export class ViewModel {
     const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at, finalItemIds: [] };
     if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
     this.#turnIndex.set(entry.turnId, this.turns.length);
+    this.#turnEndSeqs = appended(this.#turnEndSeqs, -1);
     this.turns.push(summary);
     this.#emitTurns();
     if (entry.input) {
-      const id = itemIds.user(entry.turnId);
-      this.#itemSeq.set(id, entry.seq);
       this.#add({
-        id,
+        id: itemIds.user(entry.turnId),
         ordinal: 0,
         kind: "user",
         turnId: entry.turnId,
         createdAt: entry.at,
         text: entry.input.text,
-      });
+      }, entry.seq);
     }
   }
 
@@ -229,8 +241,7 @@ export class ViewModel {
     for (const call of entry.calls) {
       if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
-      this.#toolItems.set(`${runId}|${call.callId}`, id);
-      this.#itemSeq.set(id, entry.seq);
+      (this.#toolItems ??= new PairMap()).set(runId, call.callId, id);
       // Allowed calls run as soon as the step is committed; others wait for their approval.
       const status: ToolItemStatus = call.decision === "deny"
         ? "denied"
@@ -245,14 +256,16 @@ export class ViewModel {
       };
       // An allowed call is dispatched by the commit of its step.
       if (call.decision === "allow" && !call.repeated) tool.startedAt = entry.at;
-      this.#add({ id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool });
+      this.#add(
+        { id, ordinal: 0, kind: "tool", turnId, runId, createdAt: entry.at, tool },
+        entry.seq,
+      );
     }
     this.#addUsage(turnId, entry.usage);
   }
 
   #settleText(id: string, kind: "thinking" | "assistant", entry: StepEntry, text: string): void {
-    this.#itemSeq.set(id, entry.seq);
-    this.#liveBytes.delete(id);
+    this.#settledLive(id);
     const settled: ThreadItem = {
       id,
       ordinal: 0,
@@ -263,7 +276,8 @@ export class ViewModel {
       text,
     };
     const index = this.#itemIndex.get(id);
-    if (index === undefined) return this.#add(settled);
+    if (index === undefined) return this.#add(settled, entry.seq);
+    this.#itemSeqs[index] = entry.seq;
     settled.ordinal = index;
     this.items.set(index, settled);
     this.#emit(() => ({ op: "replace", item: settled }));
@@ -271,7 +285,7 @@ export class ViewModel {
 
   #toolResults(entry: ToolResultsEntry): void {
     for (const result of entry.results) {
-      const id = this.#toolItems.get(`${entry.runId}|${result.callId}`);
+      const id = this.#toolItems?.get(entry.runId, result.callId);
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
       const item = this.items.at(index)!;
@@ -281,7 +295,7 @@ export class ViewModel {
       }
       if (result.activity) tool.activity = structuredClone(result.activity);
       const updated = withTool(item, tool);
-      this.#itemSeq.set(updated.id, entry.seq);
+      this.#itemSeqs[index] = entry.seq;
       this.items.set(index, updated);
       this.#emit(() => ({ op: "replace", item: updated }));
     }
@@ -301,12 +315,11 @@ export class ViewModel {
     const state = this.#interactions.get(interactionId);
     if (!state) return;
     if (state.kind === "approval" && state.callId !== undefined) {
-      const id = this.#toolItems.get(`${state.runId}|${state.callId}`);
-      if (id !== undefined) this.#interactionItems.set(interactionId, id);
+      const id = this.#toolItems?.get(state.runId, state.callId);
+      if (id !== undefined) (this.#interactionItems ??= new Map()).set(interactionId, id);
     } else {
       const id = itemIds.interaction(interactionId);
-      this.#itemSeq.set(id, seq);
-      this.#interactionItems.set(interactionId, id);
+      (this.#interactionItems ??= new Map()).set(interactionId, id);
       this.#add({
         id,
         ordinal: 0,
@@ -314,7 +327,7 @@ export class ViewModel {
         turnId: state.turnId,
         runId: state.runId,
         createdAt: state.openedAt,
-      });
+      }, seq);
     }
     this.#showInteraction(interactionId);
     this.#emitPending();
@@ -323,8 +336,12 @@ export class ViewModel {
   #interactionResolved(interactionId: string, seq: number): void {
     const state = this.#interactions.get(interactionId);
     if (!state) return;
-    const id = this.#interactionItems.get(interactionId);
-    if (id !== undefined && state.kind !== "approval") this.#itemSeq.set(id, seq);
+    const id = this.#interactionItems?.get(interactionId);
+    if (id !== undefined && state.kind !== "approval") {
+      // Its item was added when it opened, and only live items are ever removed.
+      const index = this.#itemIndex.get(id);
+      if (index !== undefined) this.#itemSeqs[index] = seq;
+    }
     this.#showInteraction(interactionId);
     const resolution = state.resolution;
     if (state.kind === "approval" && state.callId !== undefined && resolution) {
@@ -338,6 +355,7 @@ export class ViewModel {
 
   /** Interactions a turn's end closed: their items show them resolved. */
   #refreshInteractions(turnId: string): void {
+    if (!this.#interactionItems) return;
     let changed = false;
     for (const [interactionId, itemId] of this.#interactionItems) {
       const item = this.item(itemId);
@@ -350,7 +368,7 @@ export class ViewModel {
 
   #showInteraction(interactionId: string): void {
     const state = this.#interactions.get(interactionId);
-    const id = this.#interactionItems.get(interactionId);
+    const id = this.#interactionItems?.get(interactionId);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (!state || index === undefined) return;
     const updated: ThreadItem = { ...this.items.at(index)!, interaction: publicInteraction(state) };
@@ -367,7 +385,7 @@ export class ViewModel {
   }
 
   #setToolStatus(runId: string, callId: string, status: ToolItemStatus, startedAt?: string): void {
-    const id = this.#toolItems.get(`${runId}|${callId}`);
+    const id = this.#toolItems?.get(runId, callId);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items.at(index)!;
@@ -414,7 +432,7 @@ export class ViewModel {
       // object shape and the views' copy of all turns stays on V8's fast path.
       this.turns.set(index, copyTurn(turn));
     }
-    this.#turnEndSeq.set(entry.turnId, entry.seq);
+    this.#turnEndSeqs[index] = entry.seq;
     this.#emitTurns();
   }
 
@@ -444,10 +462,17 @@ export class ViewModel {
     );
   }
 
-  #add(item: ThreadItem): void {
+  /** A live item settled or went: its stream count goes, and the map with the last one. */
+  #settledLive(id: string): void {
+    if (this.#liveBytes?.delete(id) && this.#liveBytes.size === 0) this.#liveBytes = undefined;
+  }
+
+  /** Appends an item made by the entry at `seq` (-1: a live item, made by none yet). */
+  #add(item: ThreadItem, seq = -1): void {
     item.ordinal = this.items.length;
     this.#itemIndex.set(item.id, this.items.length);
     this.items.push(item);
+    this.#itemSeqs = appended(this.#itemSeqs, seq);
     this.#emit(() => ({ op: "add", item: { ...item } }));
   }
 

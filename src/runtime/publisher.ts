@@ -27,7 +27,9 @@ export class Publisher {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #microtask = false;
   #dirty = false;
-  readonly #subscribers = new Set<Subscriber>();
+  // Made at the first subscriber and dropped with the last: most threads are
+  // never watched, and an idle cached actor should not keep an empty set.
+  #subscribers: Set<Subscriber> | undefined;
 
   /** The version of the last flushed batch (the view's `viewVersion`). */
   get version(): number {
@@ -36,7 +38,7 @@ export class Publisher {
 
   /** Whether anyone is listening. */
   get hasSubscribers(): boolean {
-    return this.#subscribers.size > 0;
+    return this.#subscribers !== undefined;
   }
 
   /** Queues one op; text appends wait up to 25 ms, everything else flushes after this task. */
@@ -57,7 +59,7 @@ export class Publisher {
    * @param make builds the ops, called at once or not at all
    */
   pushHeard(make: () => readonly ViewOp[]): void {
-    if (this.#subscribers.size === 0) return this.touch();
+    if (this.#subscribers === undefined) return this.touch();
     for (const op of make()) this.push(op);
   }
 
@@ -91,7 +93,8 @@ export class Publisher {
     const ops = this.#pending;
     this.#pending = [];
     const baseVersion = this.#version++;
-    if (this.#subscribers.size === 0) return;
+    const subscribers = this.#subscribers;
+    if (subscribers === undefined) return;
     const batch: ThreadUpdate = {
       type: "batch",
       baseVersion,
@@ -99,16 +102,18 @@ export class Publisher {
       ops: coalesce(ops),
     };
     const size = estimateBytes(ops);
-    for (const subscriber of this.#subscribers) this.#deliver(subscriber, batch, size);
+    for (const subscriber of subscribers) this.#deliver(subscriber, batch, size);
   }
 
   /** Registers a subscriber now and returns its update stream. */
   subscribe(signal?: AbortSignal): AsyncIterableIterator<ThreadUpdate> {
     const subscriber: Subscriber = { queue: [], bytes: 0, wake: undefined, ended: false };
-    this.#subscribers.add(subscriber);
+    (this.#subscribers ??= new Set()).add(subscriber);
     const end = (): void => {
       subscriber.ended = true;
-      this.#subscribers.delete(subscriber);
+      if (this.#subscribers?.delete(subscriber) && this.#subscribers.size === 0) {
+        this.#subscribers = undefined;
+      }
       subscriber.wake?.();
     };
     // An already aborted signal never fires "abort": end at once, or the loop waits forever.
@@ -139,7 +144,7 @@ export class Publisher {
   /** Sends `resync` to every subscriber (their view is stale) and keeps them subscribed. */
   resyncAll(reason: string): void {
     this.flush();
-    for (const subscriber of this.#subscribers) {
+    for (const subscriber of this.#subscribers ?? []) {
       subscriber.queue = [{ type: "resync", reason }];
       subscriber.bytes = 0;
       subscriber.wake?.();
@@ -149,11 +154,11 @@ export class Publisher {
   /** Ends every subscription (shutdown, delete). */
   close(): void {
     this.flush();
-    for (const subscriber of [...this.#subscribers]) {
+    for (const subscriber of this.#subscribers ?? []) {
       subscriber.ended = true;
       subscriber.wake?.();
     }
-    this.#subscribers.clear();
+    this.#subscribers = undefined;
   }
 
   #deliver(subscriber: Subscriber, batch: ThreadUpdate, size: number): void {

@@ -12,32 +12,35 @@ import type { ActiveRun } from "./active_run.ts";
 
 /** A thread's memory-only holdings; one per thread actor. */
 export class UnstoredHoldings {
+  // Made on first use: nearly every thread holds nothing, and a cached idle
+  // actor should not keep two empty maps for it.
   // By queue id.
-  readonly #supplemental = new Map<string, SupplementalContext[]>();
+  #supplemental: Map<string, SupplementalContext[]> | undefined;
   // By interaction id.
-  readonly #secrets = new Map<
-    string,
-    { turnId: string; message: ProviderMessage; values: readonly string[] }
-  >();
+  #secrets:
+    | Map<string, { turnId: string; message: ProviderMessage; values: readonly string[] }>
+    | undefined;
 
   /** Holds nothing: dropping the actor loses nothing. */
   get empty(): boolean {
-    return this.#supplemental.size === 0 && this.#secrets.size === 0;
+    return !this.#supplemental?.size && !this.#secrets?.size;
   }
 
   /** Keeps a queued send's supplemental context until its turn starts. */
   holdSupplemental(queueId: string, context: SupplementalContext[]): void {
-    this.#supplemental.set(queueId, context);
+    (this.#supplemental ??= new Map()).set(queueId, context);
   }
 
   /** The supplemental context held for a queued input, if this process has it. */
   supplemental(queueId: string): SupplementalContext[] | undefined {
-    return this.#supplemental.get(queueId);
+    return this.#supplemental?.get(queueId);
   }
 
   /** Forgets a queued input's supplemental context (its turn started, or it was deleted). */
   dropSupplemental(queueId: string): void {
-    this.#supplemental.delete(queueId);
+    if (this.#supplemental?.delete(queueId) && this.#supplemental.size === 0) {
+      this.#supplemental = undefined;
+    }
   }
 
   /** Keeps a secret-bearing answers message until a run of its turn starts here. */
@@ -47,19 +50,20 @@ export class UnstoredHoldings {
     message: ProviderMessage,
     values: readonly string[],
   ): void {
-    this.#secrets.set(interactionId, { turnId, message, values });
+    (this.#secrets ??= new Map()).set(interactionId, { turnId, message, values });
   }
 
   /** Whether this process holds the secret answers of `interactionId` for a next run. */
   holdsSecret(interactionId: string): boolean {
-    return this.#secrets.has(interactionId);
+    return this.#secrets?.has(interactionId) ?? false;
   }
 
   /** Hands the held secrets of `run`'s turn to it; other turns' secrets are dropped. */
   handSecretsTo(run: ActiveRun): void {
+    if (!this.#secrets) return;
     for (const [interactionId, held] of this.#secrets) {
       if (held.turnId === run.turnId) run.addSecret(interactionId, held.message, held.values);
     }
-    this.#secrets.clear();
+    this.#secrets = undefined;
   }
 }
