@@ -265,3 +265,29 @@ test("the planned version read answers as getMany does, closed store included; a
   await assert.rejects(direct.threadVersion("t1"), { code: "storage_failure" });
   await assert.rejects(viaWrapper.threadVersion("t1"), { code: "storage_failure" });
 });
+
+test("a thread commit's plan carries each key's map id exactly where it has one", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const { bytesToMapKey } = await import("../src/spi/kv_commit_plan.ts");
+  const first = record(0, "2026-12-01T00:00:01.000Z", false);
+  const entries = [1, 2, 255, 256, 65_537, 2 ** 40].map((seq) =>
+    ({ kind: "steer", seq, at: "2026-12-01T00:00:02.000Z", text: "x" }) as never
+  );
+  const plan = planOf({
+    expected: { record: first, version: "1" },
+    record: record(7, "2026-12-01T00:00:02.000Z", true),
+    entries,
+    request: { scope: "t1", key: "send-1", value: { op: "send", fingerprint: "f", result: {} } },
+  });
+  const withId = [...plan.checks, ...plan.writes].filter((item) => item.id !== undefined);
+  // The record's check and write, and one per entry.
+  assert.equal(withId.length, 2 + entries.length);
+  for (const item of [...plan.checks, ...plan.writes]) {
+    if (item.id !== undefined) assert.equal(item.id, bytesToMapKey(item.key));
+  }
+  // Markers are empty text (zero bytes), the request's check and write share one key.
+  assert.ok(plan.writes.some((write) => write.value === ""));
+  const request = encodeKey(["req", "t1", "send-1"]);
+  assert.deepEqual(plan.checks.at(-1)?.key, request);
+  assert.ok(plan.writes.some((write) => bytesToMapKey(write.key) === bytesToMapKey(request)));
+});

@@ -51,6 +51,11 @@ function idBytes(id: string): Uint8Array {
   return bytes;
 }
 
+/** A planned key's map id: the planner's when it gave one (see OwnedWrite.id), else derived. */
+function idOf(item: { key: Uint8Array; id?: string }): string {
+  return item.id ?? bytesToMapKey(item.key);
+}
+
 function toEntry(id: string, slot: Slot): KvEntry {
   const value = typeof slot.value === "string" ? utf8.encode(slot.value) : slot.value.slice();
   return { key: decodeKey(idBytes(id)), value, version: slot.version };
@@ -96,8 +101,7 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     }
   };
 
-  const put = (bytes: Uint8Array, value: Uint8Array | string, version: string): void => {
-    const id = bytesToMapKey(bytes);
+  const put = (id: string, value: Uint8Array | string, version: string): void => {
     const slot = slots.get(id);
     if (slot) {
       // Readers got copies (toEntry), so the slot itself may change in place.
@@ -109,22 +113,21 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     slots.set(id, { value, version });
   };
 
-  const remove = (bytes: Uint8Array): void => {
-    const id = bytesToMapKey(bytes);
+  const remove = (id: string): void => {
     if (!slots.delete(id)) return;
     sorted.remove(id);
   };
 
   const apply = (plan: CommitPlan | OwnedPlan): KvCommitResult => {
     for (const check of plan.checks) {
-      const current = slots.get(bytesToMapKey(check.key))?.version ?? null;
+      const current = slots.get(idOf(check))?.version ?? null;
       if (current !== check.version) return { ok: false };
     }
     counter += 1;
     const version = formatVersion(counter);
     for (const write of plan.writes) {
-      if (write.value === null) remove(write.key);
-      else put(write.key, write.value, version);
+      if (write.value === null) remove(idOf(write));
+      else put(idOf(write), write.value, version);
     }
     return { ok: true, version };
   };

@@ -8,9 +8,9 @@
  * @module
  */
 import type { KvCommit, KvKey } from "../spi/kv_store.ts";
-import type { PlannedCheck } from "../spi/kv_commit_plan.ts";
 import { encodeKey, encodeKeyWithNumber } from "../spi/key_codec.ts";
-import type { OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
+import { bytesToMapKey } from "../spi/kv_commit_plan.ts";
+import type { OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
 import { encodeText, encodeValue } from "./codec.ts";
 import type { Entry } from "./entries.ts";
 import type { ThreadCommit } from "./journal.ts";
@@ -28,6 +28,8 @@ interface CommitSink {
   setThread(threadId: string, record: ThreadRecord): void;
   /** Writes an entry at `keys.entry(threadId, entry.seq)`. */
   setEntry(threadId: string, entry: Entry): void;
+  /** Checks that `key` is absent, then writes a JSON value there (a request record). */
+  setNew(key: KvKey, value: unknown): void;
   /** Writes an empty value (an index row or a marker). */
   mark(key: KvKey): void;
   remove(key: KvKey): void;
@@ -51,6 +53,10 @@ class OpSink implements CommitSink {
   setEntry(threadId: string, entry: Entry): void {
     this.set(keys.entry(threadId, entry.seq), entry);
   }
+  setNew(key: KvKey, value: unknown): void {
+    this.check(key, null);
+    this.set(key, value);
+  }
   mark(key: KvKey): void {
     this.op.set.push({ key, value: new Uint8Array() });
   }
@@ -64,27 +70,38 @@ class OpSink implements CommitSink {
  * each JSON value as text (an {@link OwnedPlan}: the store encodes it on read).
  */
 class PlanSink implements CommitSink {
-  readonly #checks: PlannedCheck[] = [];
+  readonly #checks: OwnedCheck[] = [];
   readonly #writes: OwnedWrite[] = [];
   #deletes: OwnedWrite[] | undefined;
   check(key: KvKey, version: string | null): void {
     this.#checks.push({ key: encodeKey(key), version });
   }
   checkThread(threadId: string, version: string | null): void {
-    this.#checks.push({ key: threadKeysOf(threadId).thread, version });
+    const cached = threadKeysOf(threadId);
+    this.#checks.push({ key: cached.thread, id: cached.threadId, version });
   }
   set(key: KvKey, value: unknown): void {
     this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
   }
   setThread(threadId: string, record: ThreadRecord): void {
-    this.#writes.push({ key: threadKeysOf(threadId).thread, value: encodeText(record) });
+    const cached = threadKeysOf(threadId);
+    this.#writes.push({ key: cached.thread, id: cached.threadId, value: encodeText(record) });
   }
   setEntry(threadId: string, entry: Entry): void {
-    const key = encodeKeyWithNumber(threadKeysOf(threadId).entries, entry.seq);
-    this.#writes.push({ key, value: encodeText(entry) });
+    const cached = threadKeysOf(threadId);
+    const key = encodeKeyWithNumber(cached.entries, entry.seq);
+    const id = cached.entriesId + numberPartId(key, cached.entries.length);
+    this.#writes.push({ key, id, value: encodeText(entry) });
+  }
+  setNew(key: KvKey, value: unknown): void {
+    // One encoding serves the check and the write: plans only read their keys.
+    const bytes = encodeKey(key);
+    this.#checks.push({ key: bytes, version: null });
+    this.#writes.push({ key: bytes, value: encodeText(value) });
   }
   mark(key: KvKey): void {
-    this.#writes.push({ key: encodeKey(key), value: new Uint8Array() });
+    // Empty text stands for zero bytes: no buffer made (or kept by the store) per marker.
+    this.#writes.push({ key: encodeKey(key), value: "" });
   }
   remove(key: KvKey): void {
     (this.#deletes ??= []).push({ key: encodeKey(key), value: null });
@@ -126,21 +143,26 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
   }
   for (const entry of change.entries ?? []) sink.setEntry(threadId, entry);
   if (change.request) {
-    const key = keys.request(change.request.scope, change.request.key);
-    sink.check(key, null);
-    sink.set(key, change.request.value);
+    sink.setNew(keys.request(change.request.scope, change.request.key), change.request.value);
   }
   for (const extra of change.set ?? []) sink.set(extra.key, extra.value);
   for (const key of change.delete ?? []) sink.remove(key);
   for (const check of change.checks ?? []) sink.check(check.key, check.version);
 }
 
-/** A thread's encoded record key and entry prefix, which every commit to it needs. */
+/**
+ * A thread's encoded record key and entry prefix, which every commit to it
+ * needs, with their map ids (see {@link OwnedWrite.id}).
+ */
 interface ThreadKeys {
   /** `encodeKey(keys.thread(id))`; shared by plans, which only read their keys. */
   thread: Uint8Array;
+  /** `bytesToMapKey(thread)`. */
+  threadId: string;
   /** `encodeKey(keys.entries(id))`, which an entry's key extends with its seq. */
   entries: Uint8Array;
+  /** `bytesToMapKey(entries)`, which an entry's id extends with its seq's part. */
+  entriesId: string;
 }
 
 // Bounded like the key codec's string cache: dropped whole when full, which
@@ -152,14 +174,37 @@ const threadKeys = new Map<string, ThreadKeys>();
 function threadKeysOf(threadId: string): ThreadKeys {
   let cached = threadKeys.get(threadId);
   if (!cached) {
+    const thread = encodeKey(keys.thread(threadId));
+    const entries = encodeKey(keys.entries(threadId));
     cached = {
-      thread: encodeKey(keys.thread(threadId)),
-      entries: encodeKey(keys.entries(threadId)),
+      thread,
+      threadId: bytesToMapKey(thread),
+      entries,
+      entriesId: bytesToMapKey(entries),
     };
     if (threadKeys.size >= THREAD_KEYS_LIMIT) threadKeys.clear();
     threadKeys.set(threadId, cached);
   }
   return cached;
+}
+
+/**
+ * The binary string of a number part (its tag and 8 bytes) at `from` in
+ * `key`: with the prefix's cached id, an entry's id costs this short string
+ * instead of converting the whole key.
+ */
+function numberPartId(key: Uint8Array, from: number): string {
+  return String.fromCharCode(
+    key[from],
+    key[from + 1],
+    key[from + 2],
+    key[from + 3],
+    key[from + 4],
+    key[from + 5],
+    key[from + 6],
+    key[from + 7],
+    key[from + 8],
+  );
 }
 
 /**
