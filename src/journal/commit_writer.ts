@@ -141,13 +141,15 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
       sink.remove(keys.active(record.id));
     }
   }
-  for (const entry of change.entries ?? []) sink.setEntry(threadId, entry);
+  // Absent lists are skipped, not replaced by a fresh `[]` each (two or three per commit).
+  const { entries, set, delete: deletes, checks } = change;
+  if (entries) { for (const entry of entries) sink.setEntry(threadId, entry); }
   if (change.request) {
     sink.setNew(keys.request(change.request.scope, change.request.key), change.request.value);
   }
-  for (const extra of change.set ?? []) sink.set(extra.key, extra.value);
-  for (const key of change.delete ?? []) sink.remove(key);
-  for (const check of change.checks ?? []) sink.check(check.key, check.version);
+  if (set) { for (const extra of set) sink.set(extra.key, extra.value); }
+  if (deletes) { for (const key of deletes) sink.remove(key); }
+  if (checks) { for (const check of checks) sink.check(check.key, check.version); }
 }
 
 /**
