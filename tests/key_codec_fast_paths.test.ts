@@ -23,7 +23,19 @@ function isInvalid(error: unknown): boolean {
 }
 
 test("string parts encode to the defined bytes, cached or not", () => {
-  const parts = ["entry", "thread_01abc", "", "a\u0000b", "é", "日本", "😀", "x".repeat(300)];
+  const parts = [
+    "entry",
+    "thread_01abc",
+    "",
+    "a\u0000b",
+    "\u0000",
+    "\u007f~",
+    "abcé",
+    "é",
+    "日本",
+    "😀",
+    "x".repeat(300),
+  ];
   for (let round = 0; round < 3; round++) {
     for (const part of parts) {
       assert.deepEqual([...encodeKey([part])], reference(part), JSON.stringify(part));

@@ -280,8 +280,8 @@ test("a thread commit's plan carries each key's map id exactly where it has one"
     request: { scope: "t1", key: "send-1", value: { op: "send", fingerprint: "f", result: {} } },
   });
   const withId = [...plan.checks, ...plan.writes].filter((item) => item.id !== undefined);
-  // The record's check and write, and one per entry.
-  assert.equal(withId.length, 2 + entries.length);
+  // The record's and the request's check and write, and one per entry.
+  assert.equal(withId.length, 4 + entries.length);
   for (const item of [...plan.checks, ...plan.writes]) {
     if (item.id !== undefined) assert.equal(item.id, bytesToMapKey(item.key));
   }

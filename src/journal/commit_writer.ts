@@ -94,10 +94,11 @@ class PlanSink implements CommitSink {
     this.#writes.push({ key, id, value: encodeText(entry) });
   }
   setNew(key: KvKey, value: unknown): void {
-    // One encoding serves the check and the write: plans only read their keys.
+    // One encoding (and one map id) serves the check and the write: plans only read their keys.
     const bytes = encodeKey(key);
-    this.#checks.push({ key: bytes, version: null });
-    this.#writes.push({ key: bytes, value: encodeText(value) });
+    const id = bytesToMapKey(bytes);
+    this.#checks.push({ key: bytes, id, version: null });
+    this.#writes.push({ key: bytes, id, value: encodeText(value) });
   }
   mark(key: KvKey): void {
     // Empty text stands for zero bytes: no buffer made (or kept by the store) per marker.
