@@ -291,3 +291,21 @@ test("a thread commit's plan carries each key's map id exactly where it has one"
   assert.deepEqual(plan.checks.at(-1)?.key, request);
   assert.ok(plan.writes.some((write) => bytesToMapKey(write.key) === bytesToMapKey(request)));
 });
+
+test("an append's plan is the plan the general path makes of it", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
+  for (const count of [0, 1, 2, 3]) {
+    const entries = Array.from(
+      { length: count },
+      (_, i) =>
+        ({ kind: "steer", seq: 4 + i, at: "2026-12-01T00:00:03.000Z", text: `m${i}` }) as never,
+    );
+    const append = planOf({ expected, record: null, entries });
+    // An empty extra list sends the same change down the general path.
+    const general = planOf({ expected, record: null, entries, set: [] });
+    assert.deepEqual(append, general);
+    assert.equal(append.writes.length, count);
+    assert.equal(append.checks[0].version, "v3");
+  }
+});

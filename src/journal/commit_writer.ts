@@ -88,10 +88,7 @@ class PlanSink implements CommitSink {
     this.#writes.push({ key: cached.thread, id: cached.threadId, value: encodeText(record) });
   }
   setEntry(threadId: string, entry: Entry): void {
-    const cached = threadKeysOf(threadId);
-    const key = encodeKeyWithNumber(cached.entries, entry.seq);
-    const id = cached.entriesId + numberPartId(key, cached.entries.length);
-    this.#writes.push({ key, id, value: encodeText(entry) });
+    this.#writes.push(entryWrite(threadKeysOf(threadId), entry));
   }
   setNew(key: KvKey, value: unknown): void {
     // One encoding (and one map id) serves the check and the write: plans only read their keys.
@@ -191,6 +188,27 @@ function threadKeysOf(threadId: string): ThreadKeys {
   return cached;
 }
 
+/** An entry's write: its key from the thread's cached prefix, its id, its JSON text. */
+function entryWrite(cached: ThreadKeys, entry: Entry): OwnedWrite {
+  const key = encodeKeyWithNumber(cached.entries, entry.seq);
+  const id = cached.entriesId + numberPartId(key, cached.entries.length);
+  return { key, id, value: encodeText(entry) };
+}
+
+/**
+ * The plan of an append (every step of a run commits one or two): what the
+ * sink would collect, the record's check and the entries' writes, built as
+ * arrays of their final length (no sink, no arrays grown by push).
+ */
+function appendPlan(threadId: string, version: string, entries: readonly Entry[]): OwnedPlan {
+  const cached = threadKeysOf(threadId);
+  const checks: OwnedCheck[] = [{ key: cached.thread, id: cached.threadId, version }];
+  if (entries.length === 1) return { checks, writes: [entryWrite(cached, entries[0])] };
+  const writes: OwnedWrite[] = [];
+  for (const entry of entries) writes.push(entryWrite(cached, entry));
+  return { checks, writes };
+}
+
 /**
  * The binary string of a number part (its tag and 8 bytes) at `from` in
  * `key`: with the prefix's cached id, an entry's id costs this short string
@@ -215,6 +233,13 @@ function numberPartId(key: Uint8Array, from: number): string {
  * same checks and writes as {@link commitOf} with values as JSON text.
  */
 export function planOf(change: ThreadCommit): OwnedPlan {
+  const { record, expected, entries } = change;
+  if (
+    record === null && expected !== null && entries !== undefined && !change.request &&
+    !change.set && !change.delete && !change.checks
+  ) {
+    return appendPlan(expected.record.id, expected.version, entries);
+  }
   const sink = new PlanSink();
   writeCommit(change, sink);
   return sink.plan();
