@@ -95,7 +95,10 @@ export async function endTurn(
       next,
     );
   }
-  await actor.commit(ending(actor.record));
+  const { record, entries: ended } = ending(actor.record);
+  // Every entry here was made for this commit alone (the run's last step, as its other
+  // steps are, and the records planned just now): stamped in place, not copied.
+  await actor.commit({ record, entries: ended, fresh: true });
   return undefined;
 }
 
