@@ -102,15 +102,11 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
   };
 
   const put = (id: string, value: Uint8Array | string, version: string): void => {
-    const slot = slots.get(id);
-    if (slot) {
-      // Readers got copies (toEntry), so the slot itself may change in place.
-      slot.value = value;
-      slot.version = version;
-      return;
-    }
-    sorted.insert(id);
+    // One map lookup, not a get and then a set: the size tells whether the key is new.
+    // Readers got copies (toEntry), so a replaced slot is nobody's.
+    const size = slots.size;
     slots.set(id, { value, version });
+    if (slots.size !== size) sorted.insert(id);
   };
 
   const remove = (id: string): void => {
