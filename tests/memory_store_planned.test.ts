@@ -309,3 +309,21 @@ test("an append's plan is the plan the general path makes of it", async () => {
     assert.equal(append.checks[0].version, "v3");
   }
 });
+
+test("an entry's key made on read is still checked against the commit's other keys", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const { checkedOwnPlan } = await import("../src/spi/kv_commit_plan.ts");
+  const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
+  const entries = [{ kind: "steer", seq: 4, at: "2026-12-01T00:00:03.000Z", text: "m" } as never];
+  const plan = planOf({ expected, record: null, entries });
+  assert.deepEqual(plan.writes[0].key, encodeKey(["entry", "t1", 4]));
+  assert.equal(checkedOwnPlan(plan), plan);
+  // An extra write to the same key as the entry is a key written twice.
+  assert.throws(
+    () =>
+      checkedOwnPlan(
+        planOf({ expected, record: null, entries, set: [{ key: ["entry", "t1", 4], value: 1 }] }),
+      ),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+});

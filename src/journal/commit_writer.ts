@@ -8,7 +8,7 @@
  * @module
  */
 import type { KvCommit, KvKey } from "../spi/kv_store.ts";
-import { encodeKey, encodeKeyWithNumber } from "../spi/key_codec.ts";
+import { encodeKey, encodeKeyWithNumber, numberPartString } from "../spi/key_codec.ts";
 import { bytesToMapKey } from "../spi/kv_commit_plan.ts";
 import type { OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
 import { encodeText, encodeValue } from "./codec.ts";
@@ -188,11 +188,32 @@ function threadKeysOf(threadId: string): ThreadKeys {
   return cached;
 }
 
-/** An entry's write: its key from the thread's cached prefix, its id, its JSON text. */
+/**
+ * An entry's write: its id (the thread's cached prefix id and the seq's
+ * part) and JSON text. Its key's bytes are made only if read: the memory
+ * store goes by the id, and a plan's duplicate check compares keys only
+ * between two or more writes, so an append's single entry never makes them.
+ */
+class EntryWrite implements OwnedWrite {
+  readonly id: string;
+  readonly value: string;
+  readonly #prefix: Uint8Array;
+  readonly #seq: number;
+  constructor(cached: ThreadKeys, entry: Entry) {
+    this.id = cached.entriesId + numberPartString(entry.seq);
+    this.value = encodeText(entry);
+    this.#prefix = cached.entries;
+    this.#seq = entry.seq;
+  }
+  /** `encodeKey(keys.entry(threadId, seq))`, fresh on each read. */
+  get key(): Uint8Array {
+    return encodeKeyWithNumber(this.#prefix, this.#seq);
+  }
+}
+
+/** An entry's write (see {@link EntryWrite}). */
 function entryWrite(cached: ThreadKeys, entry: Entry): OwnedWrite {
-  const key = encodeKeyWithNumber(cached.entries, entry.seq);
-  const id = cached.entriesId + numberPartId(key, cached.entries.length);
-  return { key, id, value: encodeText(entry) };
+  return new EntryWrite(cached, entry);
 }
 
 /**
@@ -207,25 +228,6 @@ function appendPlan(threadId: string, version: string, entries: readonly Entry[]
   const writes: OwnedWrite[] = [];
   for (const entry of entries) writes.push(entryWrite(cached, entry));
   return { checks, writes };
-}
-
-/**
- * The binary string of a number part (its tag and 8 bytes) at `from` in
- * `key`: with the prefix's cached id, an entry's id costs this short string
- * instead of converting the whole key.
- */
-function numberPartId(key: Uint8Array, from: number): string {
-  return String.fromCharCode(
-    key[from],
-    key[from + 1],
-    key[from + 2],
-    key[from + 3],
-    key[from + 4],
-    key[from + 5],
-    key[from + 6],
-    key[from + 7],
-    key[from + 8],
-  );
 }
 
 /**

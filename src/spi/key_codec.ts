@@ -186,6 +186,22 @@ export function encodeKeyWithNumber(prefix: Uint8Array, last: number): Uint8Arra
   return out;
 }
 
+/**
+ * The binary string (one char per byte, as `bytesToMapKey` makes) of a
+ * number part's encoding: what {@link encodeKeyWithNumber} appends to the
+ * prefix, without making the key's bytes. Internal (not in the SPI): the
+ * journal's entry ids, its cached prefix id followed by this.
+ *
+ * @param value the number
+ * @returns 9 chars: the number tag and the 8 sortable bytes
+ * @throws {FloretError} `invalid_input` for NaN, as `encodeKey` does
+ */
+export function numberPartString(value: number): string {
+  if (Number.isNaN(value)) throw invalid("a number part is NaN");
+  const b = sortableNumber(value);
+  return String.fromCharCode(TAG_NUMBER, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+}
+
 // encodeKey never yields, so one writer serves every call; result() copies out.
 const shared = new ByteWriter();
 let encoding = false;
