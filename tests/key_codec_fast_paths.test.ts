@@ -3,7 +3,14 @@
 // duplicate check must give exactly the bytes and errors of the plain codec.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compareBytes, decodeKey, encodeKey, isFloretError, planCommit } from "@floret/engine/spi";
+import {
+  compareBytes,
+  decodeKey,
+  encodeKey,
+  formatVersion,
+  isFloretError,
+  planCommit,
+} from "@floret/engine/spi";
 import { newId } from "../src/identity/ids.ts";
 import { encodeKeyWithNumber } from "../src/spi/key_codec.ts";
 
@@ -23,7 +30,19 @@ function isInvalid(error: unknown): boolean {
 }
 
 test("string parts encode to the defined bytes, cached or not", () => {
-  const parts = ["entry", "thread_01abc", "", "a\u0000b", "é", "日本", "😀", "x".repeat(300)];
+  const parts = [
+    "entry",
+    "thread_01abc",
+    "",
+    "a\u0000b",
+    "\u0000",
+    "\u007f~",
+    "abcé",
+    "é",
+    "日本",
+    "😀",
+    "x".repeat(300),
+  ];
   for (let round = 0; round < 3; round++) {
     for (const part of parts) {
       assert.deepEqual([...encodeKey([part])], reference(part), JSON.stringify(part));
@@ -109,4 +128,18 @@ test("a prefix's bytes extended by a number equal the whole tuple's encoding", (
     assert.notEqual(encodeKeyWithNumber(bytes, 1), encodeKeyWithNumber(bytes, 1));
     assert.throws(() => encodeKeyWithNumber(bytes, NaN), isInvalid);
   }
+});
+
+test("versions are the counter in 20 zero-padded digits, whatever the counter's type", () => {
+  const reference = (counter: number | bigint): string => counter.toString().padStart(20, "0");
+  const counters = [0, 1, 9, 10, 99, 100, 123_456_789, 2 ** 31, 2 ** 32 + 7, 1e15, 2 ** 53 - 1];
+  for (let i = 0; i < 1000; i++) counters.push(Math.floor(Math.random() * 2 ** 53));
+  for (const counter of counters) {
+    assert.equal(formatVersion(counter), reference(counter));
+    assert.equal(formatVersion(BigInt(counter)), reference(counter));
+  }
+  assert.equal(formatVersion(2n ** 64n - 1n), "18446744073709551615");
+  // Versions compare like their counters.
+  assert.ok(formatVersion(9) < formatVersion(10));
+  assert.ok(formatVersion(2 ** 53 - 2) < formatVersion(2 ** 53 - 1));
 });

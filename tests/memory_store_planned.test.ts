@@ -265,3 +265,65 @@ test("the planned version read answers as getMany does, closed store included; a
   await assert.rejects(direct.threadVersion("t1"), { code: "storage_failure" });
   await assert.rejects(viaWrapper.threadVersion("t1"), { code: "storage_failure" });
 });
+
+test("a thread commit's plan carries each key's map id exactly where it has one", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const { bytesToMapKey } = await import("../src/spi/kv_commit_plan.ts");
+  const first = record(0, "2026-12-01T00:00:01.000Z", false);
+  const entries = [1, 2, 255, 256, 65_537, 2 ** 40].map((seq) =>
+    ({ kind: "steer", seq, at: "2026-12-01T00:00:02.000Z", text: "x" }) as never
+  );
+  const plan = planOf({
+    expected: { record: first, version: "1" },
+    record: record(7, "2026-12-01T00:00:02.000Z", true),
+    entries,
+    request: { scope: "t1", key: "send-1", value: { op: "send", fingerprint: "f", result: {} } },
+  });
+  const withId = [...plan.checks, ...plan.writes].filter((item) => item.id !== undefined);
+  // The record's and the request's check and write, and one per entry.
+  assert.equal(withId.length, 4 + entries.length);
+  for (const item of [...plan.checks, ...plan.writes]) {
+    if (item.id !== undefined) assert.equal(item.id, bytesToMapKey(item.key));
+  }
+  // Markers are empty text (zero bytes), the request's check and write share one key.
+  assert.ok(plan.writes.some((write) => write.value === ""));
+  const request = encodeKey(["req", "t1", "send-1"]);
+  assert.deepEqual(plan.checks.at(-1)?.key, request);
+  assert.ok(plan.writes.some((write) => bytesToMapKey(write.key) === bytesToMapKey(request)));
+});
+
+test("an append's plan is the plan the general path makes of it", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
+  for (const count of [0, 1, 2, 3]) {
+    const entries = Array.from(
+      { length: count },
+      (_, i) =>
+        ({ kind: "steer", seq: 4 + i, at: "2026-12-01T00:00:03.000Z", text: `m${i}` }) as never,
+    );
+    const append = planOf({ expected, record: null, entries });
+    // An empty extra list sends the same change down the general path.
+    const general = planOf({ expected, record: null, entries, set: [] });
+    assert.deepEqual(append, general);
+    assert.equal(append.writes.length, count);
+    assert.equal(append.checks[0].version, "v3");
+  }
+});
+
+test("an entry's key made on read is still checked against the commit's other keys", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const { checkedOwnPlan } = await import("../src/spi/kv_commit_plan.ts");
+  const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
+  const entries = [{ kind: "steer", seq: 4, at: "2026-12-01T00:00:03.000Z", text: "m" } as never];
+  const plan = planOf({ expected, record: null, entries });
+  assert.deepEqual(plan.writes[0].key, encodeKey(["entry", "t1", 4]));
+  assert.equal(checkedOwnPlan(plan), plan);
+  // An extra write to the same key as the entry is a key written twice.
+  assert.throws(
+    () =>
+      checkedOwnPlan(
+        planOf({ expected, record: null, entries, set: [{ key: ["entry", "t1", 4], value: 1 }] }),
+      ),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+});

@@ -12,17 +12,48 @@ const MAX_CHUNK = 512;
 /** Sorted, unique strings compared with `<` (byte order for binary strings). */
 export class SortedIndex {
   #chunks: string[][] = [];
+  // Where the last insert put its id (chunk, index), or chunk -1 after any
+  // other change: a thread's entries arrive in seq order, each landing right
+  // after the one before, so the next insert is checked there first.
+  #hintChunk = -1;
+  #hintIndex = -1;
 
   /** Adds `id` (which must not be present yet). */
   insert(id: string): void {
-    if (this.#chunks.length === 0) {
-      this.#chunks.push([id]);
+    const chunks = this.#chunks;
+    if (chunks.length === 0) {
+      chunks.push([id]);
+      this.#hintChunk = 0;
+      this.#hintIndex = 0;
       return;
     }
-    const c = Math.min(this.#chunkFor(id), this.#chunks.length - 1);
+    let c = this.#hintChunk;
+    let i = this.#hintIndex + 1;
+    if (!this.#fitsAfterHint(id)) {
+      c = Math.min(this.#chunkFor(id), chunks.length - 1);
+      i = lowerBound(chunks[c], id);
+    }
+    const chunk = chunks[c];
+    if (i === chunk.length) chunk.push(id);
+    else chunk.splice(i, 0, id);
+    this.#hintChunk = c;
+    this.#hintIndex = i;
+    if (chunk.length > MAX_CHUNK) {
+      chunks.splice(c + 1, 0, chunk.splice(chunk.length >>> 1));
+      this.#hintChunk = -1;
+    }
+  }
+
+  /** Whether `id` belongs right after the last inserted id (no search needed). */
+  #fitsAfterHint(id: string): boolean {
+    const c = this.#hintChunk;
+    if (c < 0) return false;
     const chunk = this.#chunks[c];
-    chunk.splice(lowerBound(chunk, id), 0, id);
-    if (chunk.length > MAX_CHUNK) this.#chunks.splice(c + 1, 0, chunk.splice(chunk.length >>> 1));
+    const next = this.#hintIndex + 1;
+    if (!(chunk[next - 1] < id)) return false;
+    if (next < chunk.length) return id < chunk[next];
+    // At the chunk's end: any position between it and the next chunk's first id is in order.
+    return c + 1 === this.#chunks.length || id < this.#chunks[c + 1][0];
   }
 
   /** Removes `id` if present. */
@@ -33,6 +64,8 @@ export class SortedIndex {
     const i = lowerBound(chunk, id);
     if (chunk[i] !== id) return;
     chunk.splice(i, 1);
+    // Positions after `i` (and chunk numbers, if the chunk goes) have moved.
+    this.#hintChunk = -1;
     if (chunk.length === 0) this.#chunks.splice(c, 1);
   }
 
@@ -60,6 +93,7 @@ export class SortedIndex {
   /** Empties the index. */
   clear(): void {
     this.#chunks = [];
+    this.#hintChunk = -1;
   }
 
   /** The first chunk whose last id is >= `id` (or the chunk count when none is). */

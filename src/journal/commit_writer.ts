@@ -8,9 +8,9 @@
  * @module
  */
 import type { KvCommit, KvKey } from "../spi/kv_store.ts";
-import type { PlannedCheck } from "../spi/kv_commit_plan.ts";
-import { encodeKey, encodeKeyWithNumber } from "../spi/key_codec.ts";
-import type { OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
+import { encodeKey, encodeKeyWithNumber, numberPartString } from "../spi/key_codec.ts";
+import { bytesToMapKey } from "../spi/kv_commit_plan.ts";
+import type { OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
 import { encodeText, encodeValue } from "./codec.ts";
 import type { Entry } from "./entries.ts";
 import type { ThreadCommit } from "./journal.ts";
@@ -28,6 +28,8 @@ interface CommitSink {
   setThread(threadId: string, record: ThreadRecord): void;
   /** Writes an entry at `keys.entry(threadId, entry.seq)`. */
   setEntry(threadId: string, entry: Entry): void;
+  /** Checks that `key` is absent, then writes a JSON value there (a request record). */
+  setNew(key: KvKey, value: unknown): void;
   /** Writes an empty value (an index row or a marker). */
   mark(key: KvKey): void;
   remove(key: KvKey): void;
@@ -51,6 +53,10 @@ class OpSink implements CommitSink {
   setEntry(threadId: string, entry: Entry): void {
     this.set(keys.entry(threadId, entry.seq), entry);
   }
+  setNew(key: KvKey, value: unknown): void {
+    this.check(key, null);
+    this.set(key, value);
+  }
   mark(key: KvKey): void {
     this.op.set.push({ key, value: new Uint8Array() });
   }
@@ -64,27 +70,36 @@ class OpSink implements CommitSink {
  * each JSON value as text (an {@link OwnedPlan}: the store encodes it on read).
  */
 class PlanSink implements CommitSink {
-  readonly #checks: PlannedCheck[] = [];
+  readonly #checks: OwnedCheck[] = [];
   readonly #writes: OwnedWrite[] = [];
   #deletes: OwnedWrite[] | undefined;
   check(key: KvKey, version: string | null): void {
     this.#checks.push({ key: encodeKey(key), version });
   }
   checkThread(threadId: string, version: string | null): void {
-    this.#checks.push({ key: threadKeysOf(threadId).thread, version });
+    const cached = threadKeysOf(threadId);
+    this.#checks.push({ key: cached.thread, id: cached.threadId, version });
   }
   set(key: KvKey, value: unknown): void {
     this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
   }
   setThread(threadId: string, record: ThreadRecord): void {
-    this.#writes.push({ key: threadKeysOf(threadId).thread, value: encodeText(record) });
+    const cached = threadKeysOf(threadId);
+    this.#writes.push({ key: cached.thread, id: cached.threadId, value: encodeText(record) });
   }
   setEntry(threadId: string, entry: Entry): void {
-    const key = encodeKeyWithNumber(threadKeysOf(threadId).entries, entry.seq);
-    this.#writes.push({ key, value: encodeText(entry) });
+    this.#writes.push(entryWrite(threadKeysOf(threadId), entry));
+  }
+  setNew(key: KvKey, value: unknown): void {
+    // One encoding (and one map id) serves the check and the write: plans only read their keys.
+    const bytes = encodeKey(key);
+    const id = bytesToMapKey(bytes);
+    this.#checks.push({ key: bytes, id, version: null });
+    this.#writes.push({ key: bytes, id, value: encodeText(value) });
   }
   mark(key: KvKey): void {
-    this.#writes.push({ key: encodeKey(key), value: new Uint8Array() });
+    // Empty text stands for zero bytes: no buffer made (or kept by the store) per marker.
+    this.#writes.push({ key: encodeKey(key), value: "" });
   }
   remove(key: KvKey): void {
     (this.#deletes ??= []).push({ key: encodeKey(key), value: null });
@@ -124,23 +139,30 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
       sink.remove(keys.active(record.id));
     }
   }
-  for (const entry of change.entries ?? []) sink.setEntry(threadId, entry);
+  // Absent lists are skipped, not replaced by a fresh `[]` each (two or three per commit).
+  const { entries, set, delete: deletes, checks } = change;
+  if (entries) { for (const entry of entries) sink.setEntry(threadId, entry); }
   if (change.request) {
-    const key = keys.request(change.request.scope, change.request.key);
-    sink.check(key, null);
-    sink.set(key, change.request.value);
+    sink.setNew(keys.request(change.request.scope, change.request.key), change.request.value);
   }
-  for (const extra of change.set ?? []) sink.set(extra.key, extra.value);
-  for (const key of change.delete ?? []) sink.remove(key);
-  for (const check of change.checks ?? []) sink.check(check.key, check.version);
+  if (set) { for (const extra of set) sink.set(extra.key, extra.value); }
+  if (deletes) { for (const key of deletes) sink.remove(key); }
+  if (checks) { for (const check of checks) sink.check(check.key, check.version); }
 }
 
-/** A thread's encoded record key and entry prefix, which every commit to it needs. */
+/**
+ * A thread's encoded record key and entry prefix, which every commit to it
+ * needs, with their map ids (see {@link OwnedWrite.id}).
+ */
 interface ThreadKeys {
   /** `encodeKey(keys.thread(id))`; shared by plans, which only read their keys. */
   thread: Uint8Array;
+  /** `bytesToMapKey(thread)`. */
+  threadId: string;
   /** `encodeKey(keys.entries(id))`, which an entry's key extends with its seq. */
   entries: Uint8Array;
+  /** `bytesToMapKey(entries)`, which an entry's id extends with its seq's part. */
+  entriesId: string;
 }
 
 // Bounded like the key codec's string cache: dropped whole when full, which
@@ -152,9 +174,13 @@ const threadKeys = new Map<string, ThreadKeys>();
 function threadKeysOf(threadId: string): ThreadKeys {
   let cached = threadKeys.get(threadId);
   if (!cached) {
+    const thread = encodeKey(keys.thread(threadId));
+    const entries = encodeKey(keys.entries(threadId));
     cached = {
-      thread: encodeKey(keys.thread(threadId)),
-      entries: encodeKey(keys.entries(threadId)),
+      thread,
+      threadId: bytesToMapKey(thread),
+      entries,
+      entriesId: bytesToMapKey(entries),
     };
     if (threadKeys.size >= THREAD_KEYS_LIMIT) threadKeys.clear();
     threadKeys.set(threadId, cached);
@@ -163,10 +189,59 @@ function threadKeysOf(threadId: string): ThreadKeys {
 }
 
 /**
+ * An entry's write: its id (the thread's cached prefix id and the seq's
+ * part) and JSON text. Its key's bytes are made only if read: the memory
+ * store goes by the id, and a plan's duplicate check compares keys only
+ * between two or more writes, so an append's single entry never makes them.
+ */
+class EntryWrite implements OwnedWrite {
+  readonly id: string;
+  readonly value: string;
+  readonly #prefix: Uint8Array;
+  readonly #seq: number;
+  constructor(cached: ThreadKeys, entry: Entry) {
+    this.id = cached.entriesId + numberPartString(entry.seq);
+    this.value = encodeText(entry);
+    this.#prefix = cached.entries;
+    this.#seq = entry.seq;
+  }
+  /** `encodeKey(keys.entry(threadId, seq))`, fresh on each read. */
+  get key(): Uint8Array {
+    return encodeKeyWithNumber(this.#prefix, this.#seq);
+  }
+}
+
+/** An entry's write (see {@link EntryWrite}). */
+function entryWrite(cached: ThreadKeys, entry: Entry): OwnedWrite {
+  return new EntryWrite(cached, entry);
+}
+
+/**
+ * The plan of an append (every step of a run commits one or two): what the
+ * sink would collect, the record's check and the entries' writes, built as
+ * arrays of their final length (no sink, no arrays grown by push).
+ */
+function appendPlan(threadId: string, version: string, entries: readonly Entry[]): OwnedPlan {
+  const cached = threadKeysOf(threadId);
+  const checks: OwnedCheck[] = [{ key: cached.thread, id: cached.threadId, version }];
+  if (entries.length === 1) return { checks, writes: [entryWrite(cached, entries[0])] };
+  const writes: OwnedWrite[] = [];
+  for (const entry of entries) writes.push(entryWrite(cached, entry));
+  return { checks, writes };
+}
+
+/**
  * The plan of one thread commit for a store that commits synchronously, the
  * same checks and writes as {@link commitOf} with values as JSON text.
  */
 export function planOf(change: ThreadCommit): OwnedPlan {
+  const { record, expected, entries } = change;
+  if (
+    record === null && expected !== null && entries !== undefined && !change.request &&
+    !change.set && !change.delete && !change.checks
+  ) {
+    return appendPlan(expected.record.id, expected.version, entries);
+  }
   const sink = new PlanSink();
   writeCommit(change, sink);
   return sink.plan();

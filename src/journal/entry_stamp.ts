@@ -9,8 +9,9 @@ import type { Entry, NewEntry } from "./entries.ts";
  * Gives each entry its `seq` (after `lastSeq`, in order) and the commit's time.
  *
  * @param entries the commit's new entries
- * @param fresh whether the entries were made for this commit alone: then they
- *   are numbered in place (same fields, same order as a copy would have), not copied
+ * @param fresh whether the entries (and their array) were made for this commit
+ *   alone: then they are numbered in place (same fields, same order as a copy
+ *   would have) and the same array is returned, nothing copied
  * @param lastSeq the seq of the path's last entry so far
  * @param at the commit's timestamp
  * @returns the stamped entries
@@ -23,10 +24,10 @@ export function stampEntries(
 ): Entry[] {
   let seq = lastSeq;
   if (!fresh) return entries.map((entry) => ({ ...entry, seq: ++seq, at }) as Entry);
-  return entries.map((entry) => {
-    const stamped = entry as Entry;
-    stamped.seq = ++seq;
-    stamped.at = at;
-    return stamped;
-  });
+  const stamped = entries as Entry[];
+  for (let i = 0; i < stamped.length; i++) {
+    stamped[i].seq = ++seq;
+    stamped[i].at = at;
+  }
+  return stamped;
 }

@@ -43,9 +43,9 @@ export interface ActorChange {
   set?: { key: KvKey; value: unknown }[];
   delete?: KvKey[];
   /**
-   * The entries were built for this commit alone and nobody else holds them
-   * (a run's step and results): the actor stamps `seq` and `at` on them
-   * instead of copying each one. A re-plan stamps them again.
+   * The entries (and their array) were built for this commit alone and nobody
+   * else holds them (a run's step and results): the actor stamps `seq` and
+   * `at` on them instead of copying each one. A re-plan stamps them again.
    */
   fresh?: boolean;
 }

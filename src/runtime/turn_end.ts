@@ -40,21 +40,21 @@ export function planTurnEnd(
   const ended: NewEntry = { kind: "turn_ended", turnId: end.turnId, outcome: end.outcome };
   if (end.runId) ended.runId = end.runId;
   if (end.failure) ended.failure = end.failure;
-  const next: ThreadRecord = {
-    ...record,
-    updatedAt: nowIso(),
-    status: "idle",
-    lastTurn: {
-      turnId: end.turnId,
-      outcome: end.outcome,
-      // A compaction-only turn has nothing to retry; nor has a turn a restore stopped.
-      retryable: end.failure?.code !== "effect_outcome_unknown" &&
-        end.failure?.code !== "restored_turn" && record.lastTurn?.retryable !== false,
-    },
+  // Without the turn's active and waiting marks, taken out by the rest pattern rather than
+  // deleted afterwards: a delete leaves the record in dictionary mode, and every copy of it
+  // (the commit's own, then each command's) and its JSON text would take the slow path.
+  // The same keys in the same order as the spread with those fields deleted.
+  const { active: _active, waiting: _waiting, ...next }: ThreadRecord = record;
+  next.updatedAt = nowIso();
+  next.status = "idle";
+  next.lastTurn = {
+    turnId: end.turnId,
+    outcome: end.outcome,
+    // A compaction-only turn has nothing to retry; nor has a turn a restore stopped.
+    retryable: end.failure?.code !== "effect_outcome_unknown" &&
+      end.failure?.code !== "restored_turn" && record.lastTurn?.retryable !== false,
   };
-  if (end.failure) next.lastTurn!.code = end.failure.code;
-  delete next.active;
-  delete next.waiting;
+  if (end.failure) next.lastTurn.code = end.failure.code;
   return { record: next, entries: [ended] };
 }
 
@@ -95,7 +95,10 @@ export async function endTurn(
       next,
     );
   }
-  await actor.commit(ending(actor.record));
+  const { record, entries: ended } = ending(actor.record);
+  // Every entry here was made for this commit alone (the run's last step, as its other
+  // steps are, and the records planned just now): stamped in place, not copied.
+  await actor.commit({ record, entries: ended, fresh: true });
   return undefined;
 }
 

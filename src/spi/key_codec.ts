@@ -186,6 +186,22 @@ export function encodeKeyWithNumber(prefix: Uint8Array, last: number): Uint8Arra
   return out;
 }
 
+/**
+ * The binary string (one char per byte, as `bytesToMapKey` makes) of a
+ * number part's encoding: what {@link encodeKeyWithNumber} appends to the
+ * prefix, without making the key's bytes. Internal (not in the SPI): the
+ * journal's entry ids, its cached prefix id followed by this.
+ *
+ * @param value the number
+ * @returns 9 chars: the number tag and the 8 sortable bytes
+ * @throws {FloretError} `invalid_input` for NaN, as `encodeKey` does
+ */
+export function numberPartString(value: number): string {
+  if (Number.isNaN(value)) throw invalid("a number part is NaN");
+  const b = sortableNumber(value);
+  return String.fromCharCode(TAG_NUMBER, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+}
+
 // encodeKey never yields, so one writer serves every call; result() copies out.
 const shared = new ByteWriter();
 let encoding = false;
@@ -200,25 +216,37 @@ const stringCache = new Map<string, Uint8Array>();
 function encodedString(part: string, index: number): Uint8Array {
   const cached = stringCache.get(part);
   if (cached) return cached;
-  if (loneSurrogate.test(part)) throw invalid(`part ${index} has a lone surrogate`);
-  const out = new ByteWriter();
-  out.push(TAG_STRING);
-  writeEscaped(out, asciiBytes(part) ?? utf8.encode(part));
-  const encoded = out.result();
+  const encoded = plainAsciiEncoding(part) ?? escapedEncoding(part, index);
   if (stringCache.size >= STRING_CACHE_LIMIT) stringCache.clear();
   stringCache.set(part, encoded);
   return encoded;
 }
 
-/** ASCII strings (every id and key word the engine makes) skip the TextEncoder. */
-function asciiBytes(part: string): Uint8Array | undefined {
-  const bytes = new Uint8Array(part.length);
+/**
+ * The encoding of an ASCII string without NUL (every id and key word the
+ * engine makes), written straight into its final buffer: such a string has
+ * no surrogate to refuse, no byte to escape and needs no TextEncoder.
+ * Undefined for any other string.
+ */
+function plainAsciiEncoding(part: string): Uint8Array | undefined {
+  // Tag, one byte per char, and the terminator (the buffer's last byte, already 0).
+  const out = new Uint8Array(part.length + 2);
+  out[0] = TAG_STRING;
   for (let i = 0; i < part.length; i++) {
     const code = part.charCodeAt(i);
-    if (code > 0x7f) return undefined;
-    bytes[i] = code;
+    if (code === 0 || code > 0x7f) return undefined;
+    out[i + 1] = code;
   }
-  return bytes;
+  return out;
+}
+
+/** The encoding of any other string: UTF-8 with NUL escaped; throws for lone surrogates. */
+function escapedEncoding(part: string, index: number): Uint8Array {
+  if (loneSurrogate.test(part)) throw invalid(`part ${index} has a lone surrogate`);
+  const out = new ByteWriter();
+  out.push(TAG_STRING);
+  writeEscaped(out, utf8.encode(part));
+  return out.result();
 }
 
 class ByteReader {

@@ -80,10 +80,13 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 const PAIRWISE_LIMIT = 16;
 
 function assertDistinct(writes: readonly { key: Uint8Array }[]): void {
+  if (writes.length < 2) return;
   if (writes.length <= PAIRWISE_LIMIT) {
-    for (let i = 1; i < writes.length; i++) {
+    // Each key read once: a planner may make a write's key bytes only when read.
+    const keys = writes.map((write) => write.key);
+    for (let i = 1; i < keys.length; i++) {
       for (let j = 0; j < i; j++) {
-        if (sameBytes(writes[i].key, writes[j].key)) {
+        if (sameBytes(keys[i], keys[j])) {
           throw invalid("a key is written more than once");
         }
       }
@@ -179,6 +182,9 @@ export function planGet(keys: readonly KvKey[]): Uint8Array[] {
   return keys.map((key) => encodeKey(key));
 }
 
+// formatVersion's digit codes; it never yields, so one array serves every call.
+const versionCodes: number[] = new Array<number>(VERSION_WIDTH).fill(0x30);
+
 /**
  * Formats a commit counter as a version: fixed-width decimal, so later commits
  * compare greater with plain string comparison.
@@ -187,7 +193,18 @@ export function planGet(keys: readonly KvKey[]): Uint8Array[] {
  * @returns a {@link VERSION_WIDTH}-character string
  */
 export function formatVersion(counter: bigint | number): string {
-  return counter.toString().padStart(VERSION_WIDTH, "0");
+  if (typeof counter !== "number" || !Number.isSafeInteger(counter) || counter < 0) {
+    return counter.toString().padStart(VERSION_WIDTH, "0");
+  }
+  // The digits written into one reused array and made a string in one call: a padded string
+  // is a rope (the padding and the digits) that a store keeps with every key of the commit,
+  // ~146 bytes in V8 where this flat string takes ~60.
+  let rest = counter;
+  for (let i = VERSION_WIDTH - 1; i >= 0; i--) {
+    versionCodes[i] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return String.fromCharCode.apply(null, versionCodes);
 }
 
 /**

@@ -23,14 +23,26 @@ import type { KvCommitResult, KvKey, KvStore } from "./kv_store.ts";
 export interface OwnedWrite {
   /** Encoded key. */
   key: Uint8Array;
+  /**
+   * `bytesToMapKey(key)`, when the planner already has it (a thread's record
+   * and entry keys, from its cached prefixes): a store that keys a map by
+   * that string then skips converting the bytes. Absent means "derive it".
+   */
+  id?: string;
   /** The value's bytes, or text standing for its UTF-8 bytes, or null to delete. */
   value: Uint8Array | string | null;
+}
+
+/** One check of an {@link OwnedPlan}: a {@link PlannedCheck}, with its key's id when known. */
+export interface OwnedCheck extends PlannedCheck {
+  /** `bytesToMapKey(key)` when the planner has it (see {@link OwnedWrite.id}). */
+  id?: string;
 }
 
 /** A {@link CommitPlan} whose values may be text (see {@link OwnedWrite}). */
 export interface OwnedPlan {
   /** Checks, in the caller's order. */
-  checks: PlannedCheck[];
+  checks: OwnedCheck[];
   /** Sets first, then deletes; every key appears at most once. */
   writes: OwnedWrite[];
 }
