@@ -12,6 +12,7 @@ import { FloretError } from "../errors.ts";
 import { cancel } from "./cancel_command.ts";
 import { cancelDescendants } from "../subagents/cascade.ts";
 import { commandSchemas, querySchemas } from "../validation/command_schemas.ts";
+import { fastCreate, fastSend } from "../validation/command_fast_paths.ts";
 import { parseInput, parseThreadId as checkId } from "../validation/parse_input.ts";
 import { respond } from "./interaction_commands.ts";
 import { steer } from "./steer_command.ts";
@@ -183,13 +184,21 @@ export function createThreadService(
     waitForIdle(
       ctx,
       checkId(threadId),
-      parseInput(querySchemas.waitForIdle, options, "waitForIdle options"),
+      // Omitted options are what the optional schema passes through unchanged.
+      options === undefined
+        ? undefined
+        : parseInput(querySchemas.waitForIdle, options, "waitForIdle options"),
     )
   );
 
   return {
-    create: guarded((input) => create(ctx, parseCommand("create", input))),
-    send: guarded((input) => send(ctx, parseCommand("send", input))),
+    // The two commands of every conversation check their common input directly.
+    create: guarded((input) =>
+      create(ctx, parseInput(commandSchemas.create, input, "create input", fastCreate))
+    ),
+    send: guarded((input) =>
+      send(ctx, parseInput(commandSchemas.send, input, "send input", fastSend))
+    ),
     respond: guarded((input) => respond(ctx, parseCommand("respond", input))),
     cancel: guarded(async (input) => {
       const command = parseCommand("cancel", input);

@@ -40,9 +40,12 @@ export interface UserInputInput {
   attachments?: ImageAttachment[];
 }
 
+/** The longest text of a user's input, in UTF-16 code units. */
+export const MAX_INPUT_TEXT_LENGTH = 1_000_000;
+
 /** A user's input: text, images, or both. */
 export const userInputSchema: z.ZodType<UserInputInput> = z.object({
-  text: z.string().max(1_000_000),
+  text: z.string().max(MAX_INPUT_TEXT_LENGTH),
   attachments: z.array(imageAttachmentSchema).max(32).optional(),
 }).refine((input) => input.text.trim() !== "" || (input.attachments?.length ?? 0) > 0, {
   message: "Input needs text or an attachment",

@@ -15,12 +15,21 @@ import { FloretError } from "../errors.ts";
  * @param schema the input's schema
  * @param input what the caller passed (anything at all)
  * @param what names the input in the message, e.g. `send input`
+ * @param fast a direct check of the common input: its result when it accepts
+ *   (what `schema` would return), `undefined` to leave the input to `schema`
  * @returns the parsed input
  * @throws {FloretError} `invalid_input`, or `thread_not_found` when only `threadId` is wrong
  */
-export function parseInput<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
+export function parseInput<T>(
+  schema: z.ZodType<T>,
+  input: unknown,
+  what: string,
+  fast?: (input: unknown) => T | undefined,
+): T {
   let parsed: z.ZodSafeParseResult<T>;
   try {
+    const accepted = fast?.(input);
+    if (accepted !== undefined) return accepted;
     parsed = schema.safeParse(input);
   } catch (cause) {
     // A getter or Proxy in the caller's object can throw while zod reads it.
