@@ -32,7 +32,9 @@ export class ActiveRun {
   readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */
   readonly done: Promise<void>;
-  readonly #providerAbort = new AbortController();
+  // Made on first need (a read of the signal, or a stop): an AbortController
+  // is an EventTarget, costly to set up, and most runs never read this one.
+  #providerAbort: AbortController | undefined;
   readonly #toolAbort = new AbortController();
   #stopRequested = false;
   #batch: Promise<void> | undefined;
@@ -73,7 +75,7 @@ export class ActiveRun {
    * (its steps check {@link stopRequested}, which every abort of it sets first).
    */
   get providerSignal(): AbortSignal {
-    return this.#providerAbort.signal;
+    return (this.#providerAbort ??= new AbortController()).signal;
   }
 
   /** Aborts tool handlers (immediate cancel, shutdown, delete). */
@@ -94,7 +96,7 @@ export class ActiveRun {
   stop(why: string, scope: "provider" | "all" = "all"): void {
     this.#stopRequested = true;
     const reason = new DOMException(why, "AbortError");
-    this.#providerAbort.abort(reason);
+    (this.#providerAbort ??= new AbortController()).abort(reason);
     this.#stepAbort?.abort(reason);
     if (scope === "all") this.#toolAbort.abort(reason);
   }
@@ -140,7 +142,7 @@ export class ActiveRun {
     this.#stepAbort = new StepAbort();
     // A stop aborts the provider's controller right after setting the flag.
     if (this.#stopRequested) {
-      this.#stepAbort.abort(this.#providerAbort.signal.reason);
+      this.#stepAbort.abort(this.providerSignal.reason);
     }
     return this.#stepAbort;
   }
