@@ -251,16 +251,19 @@ export function createThreadService(
     compact: guarded((input) => compact(ctx, parseCommand("compact", input), staticAgent)),
     context: guarded((threadId) => context(ctx, checkId(threadId), staticAgent)),
     waitForIdle: (threadId, options) =>
-      waitGuarded(threadId, options).catch((error: unknown) => {
-        // The caller's own abort rejects with its signal's reason, as fetch
-        // does (and as threadClient does): it is no engine failure.
-        const signal = (options as { signal?: unknown } | undefined)?.signal;
-        if (
-          signal instanceof AbortSignal && signal.aborted && error instanceof FloretError &&
-          error.cause === signal.reason
-        ) throw signal.reason;
-        throw error;
-      }),
+      // Without options there is no signal of the caller's to tell apart.
+      options === undefined
+        ? waitGuarded(threadId, options)
+        : waitGuarded(threadId, options).catch((error: unknown) => {
+          // The caller's own abort rejects with its signal's reason, as fetch
+          // does (and as threadClient does): it is no engine failure.
+          const signal = (options as { signal?: unknown } | undefined)?.signal;
+          if (
+            signal instanceof AbortSignal && signal.aborted && error instanceof FloretError &&
+            error.cause === signal.reason
+          ) throw signal.reason;
+          throw error;
+        }),
     artifact: guarded((threadId, artifactId) => artifact(ctx, checkId(threadId), artifactId)),
   };
 }

@@ -51,7 +51,8 @@ export async function send(ctx: ServiceContext, command: SendCommand): Promise<S
     },
     async run(actor) {
       // A deferred host leaves an unfinished turn as it is (activate or a restore settles it).
-      if (!ctx.gate.deferred) await settleOrphan(actor);
+      // Asked here first: nearly every send finds nothing to settle, and then skips an async call.
+      if (!ctx.gate.deferred && actor.abandoned) await settleOrphan(actor);
       if (actor.record.status !== "idle" || actor.run) {
         const queued: QueuedItem = {
           id: newId("queued"),
