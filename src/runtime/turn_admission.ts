@@ -125,8 +125,9 @@ export async function admitTurn(
   const before = admission.after?.(actor.record);
   // The turn's first item comes after the view's settled items and those of the entries that
   // share this commit ahead of it (the last step of a turn that hands over).
-  started.ordinal = actor.view.settledCount + itemsMadeBy(before?.entries ?? []);
-  const entries: NewEntry[] = [...before?.entries ?? [], started];
+  // (Nearly every admission has nothing before it: no empty list is made and spread for it.)
+  started.ordinal = actor.view.settledCount + (before ? itemsMadeBy(before.entries) : 0);
+  const entries: NewEntry[] = before ? [...before.entries, started] : [started];
   if (admission.compaction) {
     started.compaction = true;
     entries.push({
