@@ -84,8 +84,9 @@ function history(messages: number, keep?: number): HistoryModel {
 
 async function build(model: HistoryModel): Promise<number> {
   const projection = projectRequest(agent, model);
-  const request = await freezeRequest(agent, projection.messages, "thread_bench", undefined);
-  return request.fingerprint.length + projection.messages.length;
+  const { listing } = projection;
+  const request = await freezeRequest(agent, listing, "thread_bench", undefined);
+  return request.fingerprint.length + listing.count + listing.tail.length;
 }
 
 async function measure(label: string, model: HistoryModel): Promise<number> {

@@ -10,6 +10,12 @@ import assert from "node:assert/strict";
 import { HistoryModel } from "../src/projection/history_model.ts";
 import type { Entry } from "../src/journal/entries.ts";
 import { roughCounter } from "../src/context/token_counter.ts";
+import { canonicalJson } from "../src/identity/canonical_json.ts";
+import { sha256Hex } from "../src/identity/fingerprint.ts";
+import { freezeRequest, projectRequest } from "../src/engine/request_builder.ts";
+import type { ProviderMessage, ProviderRequest } from "../src/provider/gateway.ts";
+import { defineAgent } from "@floret/engine";
+import { scriptedGateway } from "@floret/engine/testing";
 
 const at = "2026-12-01T00:00:00.000Z";
 let seq = 0;
@@ -64,11 +70,8 @@ const steer = (turnId: string, text: string): Entry =>
 const ended = (turnId: string): Entry =>
   ({ ...base(turnId), kind: "turn_ended", outcome: "completed" }) as Entry;
 
-function listed(model: HistoryModel, key: string): string[] {
-  return model.messages(key).map((m) => m.json);
-}
-
-test("the listed history equals a fresh listing after every entry", () => {
+/** Late tool results, steering, a regenerate, two state keys and a compaction, in that order. */
+function mixedEntries(): Entry[] {
   seq = 0;
   const entries: Entry[] = [
     started("t1", "first"),
@@ -107,6 +110,15 @@ test("the listed history equals a fresh listing after every entry", () => {
     }) as Entry;
   entries.push(compaction(entries[11].seq), ended("t5"), started("t6", "sixth"), step("t6", "six"));
 
+  return entries;
+}
+
+function listed(model: HistoryModel, key: string): string[] {
+  return model.messages(key).map((m) => m.json);
+}
+
+test("the listed history equals a fresh listing after every entry", () => {
+  const entries = mixedEntries();
   const live = new HistoryModel();
   for (let i = 0; i < entries.length; i++) {
     live.apply(entries[i]);
@@ -148,4 +160,51 @@ test("a supplemental message follows the current input and is never kept", () =>
   assert.equal(withIt.at(-1), supplemental.json);
   assert.equal(withIt.at(-2), model.messages("k1").at(-1)!.json);
   assert.equal(model.messages("k1").length, withIt.length - 1);
+});
+
+test("a request holds the system message and every listed message, byte for byte, and keeps them", async () => {
+  const entries = mixedEntries();
+  const secretAnswer: ProviderMessage = { role: "user", text: "never fingerprinted" };
+  const live = new HistoryModel();
+  const kept: { request: ProviderRequest; messages: ProviderMessage[]; json: string }[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    live.apply(entries[i]);
+    for (const key of ["k1", "k2", ""]) {
+      const gateway = scriptedGateway([], { stateKey: key });
+      const agent = defineAgent({ id: "a", systemPrompt: "System.", gateway });
+      const projection = projectRequest(agent, live);
+      const listed = live.messages(key);
+      assert.deepEqual(projection.messages, listed, `projection after entry ${i}, key ${key}`);
+      const expected = [
+        { role: "system", text: "System." } as ProviderMessage,
+        ...listed.map((m) => m.message),
+      ];
+      const request = await freezeRequest(agent, projection.listing, "thread", 64);
+      assert.equal(request.messages.length, expected.length);
+      assert.deepEqual(request.messages, expected, `request after entry ${i}, key ${key}`);
+      const json = canonicalJson({ maxOutputTokens: 64, messages: expected, tools: request.tools });
+      assert.equal(request.fingerprint, await sha256Hex(json), `fingerprint after entry ${i}`);
+      kept.push({ request, messages: [...request.messages], json });
+      // A secret replaces its message in what is sent, never in the fingerprint.
+      const withSecret = listed.findIndex((m) => m.seq !== undefined);
+      if (withSecret >= 0) {
+        Object.defineProperty(listed[withSecret], "interactionId", { value: "i1" });
+        const secretRequest = await freezeRequest(
+          agent,
+          projectRequest(agent, live).listing,
+          "thread",
+          64,
+          new Map([["i1", secretAnswer]]),
+        );
+        assert.equal(secretRequest.messages[withSecret + 1], secretAnswer);
+        assert.equal(secretRequest.fingerprint, await sha256Hex(json));
+        Object.defineProperty(listed[withSecret], "interactionId", { value: undefined });
+      }
+    }
+  }
+  // Later entries (more settled exchanges, a compaction) change no earlier request.
+  for (const { request, messages, json } of kept) {
+    assert.deepEqual(request.messages, messages);
+    assert.equal(request.fingerprint, await sha256Hex(json));
+  }
 });

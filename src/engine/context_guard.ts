@@ -136,7 +136,7 @@ export class ContextGuard {
     const maxOutputTokens = outputBudget(this.#budget, this.#agent, projection.projected);
     const request = freezeRequest(
       this.#agent,
-      projection.messages,
+      projection.listing,
       this.#ids.threadId,
       maxOutputTokens,
       this.#host.secrets(),

@@ -10,7 +10,12 @@ import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
-import { type HistoryMessage, type HistoryReader, toHistory } from "../projection/history_model.ts";
+import {
+  type HistoryMessage,
+  type HistoryReader,
+  type Listing,
+  toHistory,
+} from "../projection/history_model.ts";
 import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
 import { counterOf } from "../context/budget.ts";
@@ -48,8 +53,10 @@ function partsOf(agent: Agent): AgentParts {
 
 /** The next request of a turn, projected but not yet frozen, with its token figures. */
 export interface Projection {
-  /** Every message after the system prompt. */
-  messages: HistoryMessage[];
+  /** Every message after the system prompt (listed on first read: requests do not need it). */
+  readonly messages: HistoryMessage[];
+  /** The same messages as the history listed them: settled part and current exchange. */
+  readonly listing: Listing;
   /** The engine's estimate of the whole request: system prompt, tools, every message. */
   estimate: number;
   /** The estimate, raised to what the latest confirmed usage implies when that is more. */
@@ -58,6 +65,40 @@ export interface Projection {
   fixed: number;
   /** The agent's counter, which sized every figure here. */
   counter: TokenCounter;
+}
+
+/** A {@link Projection} whose `messages` array is made only when read (by compaction). */
+class ListedProjection implements Projection {
+  readonly listing: Listing;
+  estimate: number;
+  projected: number;
+  fixed: number;
+  counter: TokenCounter;
+  #messages: HistoryMessage[] | undefined;
+
+  constructor(
+    listing: Listing,
+    estimate: number,
+    projected: number,
+    fixed: number,
+    counter: TokenCounter,
+  ) {
+    this.listing = listing;
+    this.estimate = estimate;
+    this.projected = projected;
+    this.fixed = fixed;
+    this.counter = counter;
+  }
+
+  get messages(): HistoryMessage[] {
+    if (!this.#messages) {
+      const { settled, count, tail } = this.listing;
+      const messages = settled.slice(0, count);
+      for (const message of tail) messages.push(message);
+      this.#messages = messages;
+    }
+    return this.#messages;
+  }
 }
 
 /**
@@ -76,13 +117,17 @@ export function projectRequest(
   const parts = partsOf(agent);
   const counter = counterOf(agent);
   const stateKey = stateKeyOf(agent);
-  const messages = history.messages(stateKey, supplemental);
+  const listing = history.listing(stateKey, supplemental);
+  const tail = listing.tail;
   // The settled exchanges' tokens are summed once (HistoryModel.settled); only
-  // the messages after them are summed here, so the cost follows the turn.
+  // the current exchange's messages are summed here, so the cost follows the turn.
   const settled = history.settled(stateKey, counter);
   const base = counter.requestOverhead + parts.system.tokensBy(counter) + parts.toolTokens;
   let estimate = base + settled.tokens;
-  for (let i = settled.count; i < messages.length; i++) estimate += messages[i].tokensBy(counter);
+  for (let i = settled.count; i < listing.count; i++) {
+    estimate += listing.settled[i].tokensBy(counter);
+  }
+  for (const message of tail) estimate += message.tokensBy(counter);
   let projected = estimate;
   const confirmed = history.confirmed();
   if (confirmed) {
@@ -90,8 +135,13 @@ export function projectRequest(
     let since = (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) +
       (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0);
     // No settled message is newer than the confirmed step unless its seq says so.
-    for (let i = confirmed.seq >= settled.maxSeq ? settled.count : 0; i < messages.length; i++) {
-      const message = messages[i];
+    for (let i = confirmed.seq >= settled.maxSeq ? settled.count : 0; i < listing.count; i++) {
+      const message = listing.settled[i];
+      if (message.seq !== undefined && message.seq > confirmed.seq) {
+        since += message.tokensBy(counter);
+      }
+    }
+    for (const message of tail) {
       if (message.seq !== undefined && message.seq > confirmed.seq) {
         since += message.tokensBy(counter);
       }
@@ -100,13 +150,13 @@ export function projectRequest(
   }
   const fixed = base + (history.currentInput()?.tokensBy(counter) ?? 0) +
     (supplemental?.tokensBy(counter) ?? 0);
-  return { messages, estimate, projected, fixed, counter };
+  return new ListedProjection(listing, estimate, projected, fixed, counter);
 }
 
 /** What a request's fingerprint is computed from, kept on the request until first read. */
 interface FingerprintSource {
   parts: AgentParts;
-  projected: readonly HistoryMessage[];
+  listing: Listing;
   maxOutputTokens: number | undefined;
   fingerprint: string | undefined;
 }
@@ -125,7 +175,9 @@ function canonicalOf(source: FingerprintSource): string {
     json += `"maxOutputTokens":${canonicalJson(source.maxOutputTokens)},`;
   }
   json += `"messages":[${source.parts.system.json}`;
-  for (const message of source.projected) json += "," + message.json;
+  const { settled, count, tail } = source.listing;
+  for (let i = 0; i < count; i++) json += "," + settled[i].json;
+  for (const message of tail) json += "," + message.json;
   return json + `],"tools":${source.parts.toolsJson}}`;
 }
 
@@ -150,7 +202,7 @@ const FINGERPRINT: PropertyDescriptor = { enumerable: true, get: lazyFingerprint
  * now and the request comes back as a promise.
  *
  * @param agent the turn's agent
- * @param projected the messages after the system prompt
+ * @param listing the messages after the system prompt, as the history listed them
  * @param threadId the thread, whose id becomes the request's prompt-cache key
  * @param maxOutputTokens the output budget, if the request carries one
  * @param secrets answers messages with secret values, by interaction id: sent, never fingerprinted
@@ -158,23 +210,22 @@ const FINGERPRINT: PropertyDescriptor = { enumerable: true, get: lazyFingerprint
  */
 export function freezeRequest(
   agent: Agent,
-  projected: readonly HistoryMessage[],
+  listing: Listing,
   threadId: string,
   maxOutputTokens: number | undefined,
   secrets?: ReadonlyMap<string, ProviderMessage>,
 ): ProviderRequest | Promise<ProviderRequest> {
   const parts = partsOf(agent);
-  const messages = new Array(projected.length + 1);
-  messages[0] = parts.system.message;
-  for (let i = 0; i < projected.length; i++) messages[i + 1] = projected[i].message;
+  const messages = requestMessages(parts.system.message, listing);
   if (secrets?.size) {
-    for (let i = 0; i < projected.length; i++) {
-      const id = projected[i].interactionId;
+    const { settled, count, tail } = listing;
+    for (let i = 0; i < count + tail.length; i++) {
+      const id = (i < count ? settled[i] : tail[i - count]).interactionId;
       const secret = id === undefined ? undefined : secrets.get(id);
       if (secret) messages[i + 1] = secret;
     }
   }
-  const source: FingerprintSource = { parts, projected, maxOutputTokens, fingerprint: undefined };
+  const source: FingerprintSource = { parts, listing, maxOutputTokens, fingerprint: undefined };
   const request = { messages, tools: parts.tools } as ProviderRequest;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
   request.cacheKey = threadId;
@@ -187,6 +238,20 @@ export function freezeRequest(
   Object.defineProperty(request, SOURCE, { value: source });
   Object.defineProperty(request, "fingerprint", FINGERPRINT);
   return Object.freeze(request);
+}
+
+/**
+ * A request's own messages array: the system message, the settled provider
+ * messages (copied as one array, not read from each history message), then
+ * the current exchange's.
+ */
+function requestMessages(system: ProviderMessage, listing: Listing): ProviderMessage[] {
+  const { settledMessages, count, tail } = listing;
+  const messages: ProviderMessage[] = new Array(1 + count + tail.length);
+  messages[0] = system;
+  for (let i = 0; i < count; i++) messages[i + 1] = settledMessages[i];
+  for (let i = 0; i < tail.length; i++) messages[count + 1 + i] = tail[i].message;
+  return messages;
 }
 
 /**

@@ -163,9 +163,13 @@ export class CowList<T> {
  * @returns a new array the caller may change freely
  */
 export function copyShared<T>(shared: SharedList<T>, copy: (value: T) => T): T[] {
-  const out: T[] = [];
+  // Sized once: pushing grows the array by half again each time it fills,
+  // leaving the smaller arrays behind as garbage (a long thread's view is
+  // copied whenever a host reads it).
+  const out: T[] = new Array(shared.length);
+  let at = 0;
   for (const chunk of shared.chunks) {
-    for (let i = 0; i < chunk.length; i++) out.push(copy(chunk[i]));
+    for (let i = 0; i < chunk.length; i++) out[at++] = copy(chunk[i]);
   }
   return out;
 }

@@ -160,6 +160,11 @@ interface Exchange {
  */
 interface Prefix {
   out: HistoryMessage[];
+  /**
+   * `out`'s provider messages, index for index: a request copies this one
+   * array instead of reading `.message` from every message of the thread.
+   */
+  provider: ProviderMessage[];
   upTo: number;
   /** The highest journal seq among `out`'s messages (0 when none has one). */
   maxSeq: number;
@@ -179,10 +184,28 @@ export interface SettledFigures {
   maxSeq: number;
 }
 
+/**
+ * The messages of a turn's next request in two parts: the settled exchanges'
+ * (shared with the model, which only ever appends to them) and the current
+ * exchange's (the caller's). Building a request then copies one array of the
+ * settled part instead of walking the thread's messages.
+ */
+export interface Listing {
+  /** The settled messages are `settled[0..count)`; never change this array. */
+  readonly settled: readonly HistoryMessage[];
+  /** Their provider messages, index for index (shared too: never change it). */
+  readonly settledMessages: readonly ProviderMessage[];
+  /** How many leading entries of `settled` (and `settledMessages`) belong to this listing. */
+  readonly count: number;
+  /** The current exchange's messages, after the settled ones (the caller's own array). */
+  readonly tail: HistoryMessage[];
+}
+
 /** What readers of the provider history need: the messages of a turn's next request. */
 export type HistoryReader = Pick<
   HistoryModel,
   | "messages"
+  | "listing"
   | "settled"
   | "confirmed"
   | "currentInput"
@@ -296,6 +319,22 @@ export class HistoryModel {
    * sent, not the thread's length.
    */
   messages(stateKey: string, supplemental?: HistoryMessage): HistoryMessage[] {
+    const listing = this.listing(stateKey, supplemental);
+    const out = listing.settled.slice(0, listing.count);
+    for (const message of listing.tail) out.push(message);
+    return out;
+  }
+
+  /**
+   * The messages `messages` lists, as the settled part (shared, with its
+   * provider messages) and the current exchange's part: what a request is
+   * built from without copying the thread's messages twice.
+   *
+   * @param stateKey whose opaque state is kept
+   * @param supplemental the running turn's ephemeral context, after the current user message
+   * @returns the two parts
+   */
+  listing(stateKey: string, supplemental?: HistoryMessage): Listing {
     const checkpoint = this.#checkpoint;
     const cutSeq = checkpoint?.cutSeq ?? 0;
     const from = checkpoint?.fromExchange ?? 0;
@@ -306,6 +345,7 @@ export class HistoryModel {
     if (!prefix) {
       prefix = {
         out: checkpoint ? [checkpoint.message] : [],
+        provider: checkpoint ? [checkpoint.message.message] : [],
         upTo: from,
         maxSeq: 0,
         tokens: 0,
@@ -319,16 +359,23 @@ export class HistoryModel {
         this.#list(this.#exchanges[prefix.upTo], cutSeq, stateKey, undefined, prefix.out);
       }
       for (let i = start; i < prefix.out.length; i++) {
-        const seq = prefix.out[i].seq;
+        const message = prefix.out[i];
+        prefix.provider.push(message.message);
+        const seq = message.seq;
         if (seq !== undefined && seq > prefix.maxSeq) prefix.maxSeq = seq;
       }
     }
     if (prefix.upTo > this.#listedUpTo) this.#listedUpTo = prefix.upTo;
-    const out = prefix.out.slice();
+    const tail: HistoryMessage[] = [];
     if (settled >= from) {
-      this.#list(this.#exchanges[settled], cutSeq, stateKey, supplemental, out);
+      this.#list(this.#exchanges[settled], cutSeq, stateKey, supplemental, tail);
     }
-    return out;
+    return {
+      settled: prefix.out,
+      settledMessages: prefix.provider,
+      count: prefix.out.length,
+      tail,
+    };
   }
 
   /**

@@ -148,28 +148,39 @@ function copiedOnRead<K extends "items" | "turns">(
   copy: (value: ThreadView[K][number]) => ThreadView[K][number],
 ): void {
   let copied: ThreadView[K] | undefined;
+  let source: SharedList<ThreadView[K][number]> | undefined = shared;
   Object.defineProperty(view, key, {
     enumerable: true,
     configurable: true,
     get(this: ThreadView): ThreadView[K] {
-      copied ??= copyShared(shared, copy) as ThreadView[K];
-      return settle(this, key, copied);
+      const value = copied ?? copyShared(source!, copy) as ThreadView[K];
+      source = undefined;
+      // Settled, the view holds the copy itself. V8 keeps this accessor (and
+      // so this closure) in a map of the old generation until a full GC, and a
+      // closure still holding the copy keeps it alive through every scavenge:
+      // on a long thread each read promoted the whole copy.
+      copied = settle(this, key, value) ? undefined : value;
+      return value;
     },
     set(this: ThreadView, value: ThreadView[K]): void {
-      settle(this, key, value);
+      if (settle(this, key, value)) {
+        source = undefined;
+        copied = undefined;
+      }
     },
   });
 }
 
 /**
- * Turns a copied-on-read list into a plain data property holding `value`.
+ * Turns a copied-on-read list into a plain data property holding `value`;
+ * false when the view is frozen (the accessor stays).
  * A module function, not a closure per snapshot: every command's view makes two.
  */
 function settle<K extends "items" | "turns">(
   target: ThreadView,
   key: K,
   value: ThreadView[K],
-): ThreadView[K] {
+): boolean {
   // A host may have frozen the view: then the accessor stays, serving one copy.
   if (Object.getOwnPropertyDescriptor(target, key)?.configurable) {
     Object.defineProperty(target, key, {
@@ -178,8 +189,9 @@ function settle<K extends "items" | "turns">(
       enumerable: true,
       configurable: true,
     });
+    return true;
   }
-  return value;
+  return false;
 }
 
 /**
