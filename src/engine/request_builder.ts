@@ -10,12 +10,8 @@ import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
-import {
-  type HistoryMessage,
-  type HistoryReader,
-  type Listing,
-  toHistory,
-} from "../projection/history_model.ts";
+import type { HistoryReader, Listing } from "../projection/history_model.ts";
+import { type HistoryMessage, toHistory } from "../projection/history_message.ts";
 import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
 import { counterOf } from "../context/budget.ts";
@@ -135,22 +131,30 @@ export function projectRequest(
     let since = (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) +
       (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0);
     // No settled message is newer than the confirmed step unless its seq says so.
-    for (let i = confirmed.seq >= settled.maxSeq ? settled.count : 0; i < listing.count; i++) {
-      const message = listing.settled[i];
-      if (message.seq !== undefined && message.seq > confirmed.seq) {
-        since += message.tokensBy(counter);
-      }
-    }
-    for (const message of tail) {
-      if (message.seq !== undefined && message.seq > confirmed.seq) {
-        since += message.tokensBy(counter);
-      }
-    }
+    const from = confirmed.seq >= settled.maxSeq ? settled.count : 0;
+    since += tokensAfter(listing.settled, from, listing.count, confirmed.seq, counter);
+    since += tokensAfter(tail, 0, tail.length, confirmed.seq, counter);
     projected = Math.max(estimate, since);
   }
   const fixed = base + (history.currentInput()?.tokensBy(counter) ?? 0) +
     (supplemental?.tokensBy(counter) ?? 0);
   return new ListedProjection(listing, estimate, projected, fixed, counter);
+}
+
+/** The tokens of `messages[from, to)` that a journal entry after `seq` made. */
+function tokensAfter(
+  messages: readonly HistoryMessage[],
+  from: number,
+  to: number,
+  seq: number,
+  counter: TokenCounter,
+): number {
+  let tokens = 0;
+  for (let i = from; i < to; i++) {
+    const message = messages[i];
+    if (message.seq !== undefined && message.seq > seq) tokens += message.tokensBy(counter);
+  }
+  return tokens;
 }
 
 /** What a request's fingerprint is computed from, kept on the request until first read. */

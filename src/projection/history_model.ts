@@ -6,68 +6,14 @@
  * @module
  */
 import { checkpointText } from "../context/checkpoint_message.ts";
-import { roughCounter, type TokenCounter } from "../context/token_counter.ts";
-import { canonicalJson } from "../identity/canonical_json.ts";
+import type { TokenCounter } from "../context/token_counter.ts";
 import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
 import { answersText } from "./answers_message.ts";
 import type { InteractionsReader } from "./interactions.ts";
 import { PairMap } from "./pair_map.ts";
 import { appended } from "./appended.ts";
-
-/** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
-export class HistoryMessage {
-  readonly message: ProviderMessage;
-  /** For assistant messages: whose opaque state `message.state` is. */
-  readonly stateKey?: string;
-  /** The journal entry it comes from; absent for the checkpoint and supplemental messages. */
-  readonly seq?: number;
-  /**
-   * Where a compaction cut compares it: its own `seq`, except inside a tool
-   * batch, whose results and the user messages that arrived while it was open
-   * take the batch's step seq (they may commit in any order, and a cut must
-   * never separate them from their calls).
-   */
-  position?: number;
-  /** For an answers message: its interaction, whose secret answers a resumed run may render. */
-  readonly interactionId?: string;
-  #json: string | undefined;
-  #tokens: number | undefined;
-  // One slot for an agent's own counter: a thread is sized by one agent at a time.
-  #counted: { counter: TokenCounter; tokens: number } | undefined;
-
-  constructor(message: ProviderMessage, stateKey?: string, seq?: number, interactionId?: string) {
-    this.message = message;
-    this.stateKey = stateKey;
-    if (seq !== undefined) this.seq = this.position = seq;
-    if (interactionId !== undefined) this.interactionId = interactionId;
-  }
-
-  /** The message's canonical JSON. */
-  get json(): string {
-    return (this.#json ??= canonicalJson(this.message));
-  }
-
-  /** The default (rough) token estimate of the message, computed once. */
-  get tokens(): number {
-    return (this.#tokens ??= roughCounter.message(this.message));
-  }
-
-  /**
-   * The message's tokens by a given counter, cached.
-   *
-   * @param counter the agent's counter
-   * @returns the count
-   */
-  tokensBy(counter: TokenCounter): number {
-    if (counter === roughCounter) return this.tokens;
-    const counted = this.#counted;
-    if (counted?.counter === counter) return counted.tokens;
-    const tokens = counter.message(this.message);
-    this.#counted = { counter, tokens };
-    return tokens;
-  }
-}
+import { HistoryMessage, toHistory } from "./history_message.ts";
 
 /** An installed compaction: the summary message replaces every message before `cutSeq`. */
 interface Checkpoint {
@@ -539,16 +485,6 @@ export class HistoryModel {
 
 /** What `admittedChildEvents` answers before the first child fact (read-only by type). */
 const NO_CHILD_EVENTS: ReadonlySet<string> = new Set();
-
-/** Wraps a message with its canonical JSON. */
-export function toHistory(
-  message: ProviderMessage,
-  stateKey?: string,
-  seq?: number,
-  interactionId?: string,
-): HistoryMessage {
-  return new HistoryMessage(message, stateKey, seq, interactionId);
-}
 
 function withoutState(message: HistoryMessage): HistoryMessage {
   const { state: _state, ...rest } = message.message as ProviderMessage & { state?: unknown };

@@ -5,7 +5,7 @@
  * @module
  */
 import type { SupplementalContext } from "../journal/entries.ts";
-import { type HistoryMessage, toHistory } from "./history_model.ts";
+import { type HistoryMessage, toHistory } from "./history_message.ts";
 
 /**
  * Renders a turn's supplemental context as one user message (each part under
