@@ -10,8 +10,13 @@ import type { Agent } from "../config/agent.ts";
 import { canonicalJson } from "../identity/canonical_json.ts";
 import { sha256HexSync } from "../_runtime.ts";
 import { sha256Hex } from "../identity/fingerprint.ts";
-import type { HistoryReader, Listing } from "../projection/history_model.ts";
-import { type HistoryMessage, toHistory } from "../projection/history_message.ts";
+import type { HistoryReader } from "../projection/history_model.ts";
+import {
+  type HistoryMessage,
+  listedMessages,
+  type Listing,
+  toHistory,
+} from "../projection/history_message.ts";
 import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
 import { counterOf } from "../context/budget.ts";
@@ -87,13 +92,7 @@ class ListedProjection implements Projection {
   }
 
   get messages(): HistoryMessage[] {
-    if (!this.#messages) {
-      const { settled, count, tail } = this.listing;
-      const messages = settled.slice(0, count);
-      for (const message of tail) messages.push(message);
-      this.#messages = messages;
-    }
-    return this.#messages;
+    return (this.#messages ??= listedMessages(this.listing));
   }
 }
 

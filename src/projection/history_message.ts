@@ -1,7 +1,8 @@
 /**
  * One message of the provider history, with what requests need of it
  * computed once on first use: its canonical JSON (fingerprints hash many
- * per step) and its token count by each counter.
+ * per step) and its token count by each counter; and a listing of such
+ * messages, as the history model hands a request its messages.
  *
  * @module
  */
@@ -71,4 +72,34 @@ export function toHistory(
   interactionId?: string,
 ): HistoryMessage {
   return new HistoryMessage(message, stateKey, seq, interactionId);
+}
+
+/**
+ * The messages of a turn's next request in two parts: the settled exchanges'
+ * (shared with the model, which only ever appends to them) and the current
+ * exchange's (the caller's). Building a request then copies one array of the
+ * settled part instead of walking the thread's messages.
+ */
+export interface Listing {
+  /** The settled messages are `settled[0..count)`; never change this array. */
+  readonly settled: readonly HistoryMessage[];
+  /** Their provider messages, index for index (shared too: never change it). */
+  readonly settledMessages: readonly ProviderMessage[];
+  /** How many leading entries of `settled` (and `settledMessages`) belong to this listing. */
+  readonly count: number;
+  /** The current exchange's messages, after the settled ones (the caller's own array). */
+  readonly tail: HistoryMessage[];
+}
+
+/**
+ * A listing's messages as one array of the caller's own: the settled part,
+ * then the current exchange's.
+ *
+ * @param listing what `HistoryModel.listing` returned
+ * @returns a new array
+ */
+export function listedMessages(listing: Listing): HistoryMessage[] {
+  const out = listing.settled.slice(0, listing.count);
+  for (const message of listing.tail) out.push(message);
+  return out;
 }

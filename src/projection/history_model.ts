@@ -13,7 +13,7 @@ import { answersText } from "./answers_message.ts";
 import type { InteractionsReader } from "./interactions.ts";
 import { PairMap } from "./pair_map.ts";
 import { appended } from "./appended.ts";
-import { HistoryMessage, toHistory } from "./history_message.ts";
+import { HistoryMessage, listedMessages, type Listing, toHistory } from "./history_message.ts";
 
 /** An installed compaction: the summary message replaces every message before `cutSeq`. */
 interface Checkpoint {
@@ -128,23 +128,6 @@ export interface SettledFigures {
   tokens: number;
   /** The highest journal seq among them (0 when none has one). */
   maxSeq: number;
-}
-
-/**
- * The messages of a turn's next request in two parts: the settled exchanges'
- * (shared with the model, which only ever appends to them) and the current
- * exchange's (the caller's). Building a request then copies one array of the
- * settled part instead of walking the thread's messages.
- */
-export interface Listing {
-  /** The settled messages are `settled[0..count)`; never change this array. */
-  readonly settled: readonly HistoryMessage[];
-  /** Their provider messages, index for index (shared too: never change it). */
-  readonly settledMessages: readonly ProviderMessage[];
-  /** How many leading entries of `settled` (and `settledMessages`) belong to this listing. */
-  readonly count: number;
-  /** The current exchange's messages, after the settled ones (the caller's own array). */
-  readonly tail: HistoryMessage[];
 }
 
 /** What readers of the provider history need: the messages of a turn's next request. */
@@ -265,10 +248,7 @@ export class HistoryModel {
    * sent, not the thread's length.
    */
   messages(stateKey: string, supplemental?: HistoryMessage): HistoryMessage[] {
-    const listing = this.listing(stateKey, supplemental);
-    const out = listing.settled.slice(0, listing.count);
-    for (const message of listing.tail) out.push(message);
-    return out;
+    return listedMessages(this.listing(stateKey, supplemental));
   }
 
   /**
