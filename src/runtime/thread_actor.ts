@@ -34,6 +34,9 @@ import { StaleThreadError } from "./stale_retry.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
 import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
 
+/** The outcome of every commit that landed in its own tick (settled promises are immutable). */
+const LANDED: Promise<void> = Promise.resolve();
+
 /** One change to commit: the new record and what goes with it. */
 export interface ActorChange {
   /** The new record; `null` appends entries under a check of the current one (see Journal.commit). */
@@ -188,6 +191,15 @@ export class ThreadActor {
     return this.#lock.run(fn);
   }
 
+  /**
+   * {@link exclusive}, except that a command that finds the lock free and
+   * finishes at once (returns no promise) gives its value back as it is, with
+   * no promise made for it (see `CommandLock.runNow`).
+   */
+  exclusiveNow<T>(fn: () => T | Promise<T>): T | Promise<T> {
+    return this.#lock.runNow(fn);
+  }
+
   readonly #lock = new CommandLock(() => this.#unsure, () => this.#reload());
 
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
@@ -203,18 +215,32 @@ export class ThreadActor {
    * @throws {StaleThreadError} when another writer got there first (the actor has reloaded)
    */
   commit(change: ActorChange): Promise<void> {
-    // Not async: every step commits twice, and the journal's promise serves as is.
-    let seq = this.#lastSeq;
-    let entries: Entry[];
-    let record: ThreadRecord | null;
+    let landed: void | Promise<void>;
     try {
-      entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
-      seq += entries.length;
-      // The commit's own copy of the record: its seq and lease are stamped on it.
-      record = change.record && stampLease({ ...change.record, seq }, this.ownership);
+      landed = this.commitLanded(change);
     } catch (error) {
       return Promise.reject(error);
     }
+    return landed instanceof Promise ? landed : LANDED;
+  }
+
+  /**
+   * {@link commit}, except that a commit that lands in this tick (a
+   * synchronous store, nearly every commit on the memory store) returns
+   * nothing, and a failure then throws: callers on the hot path go on at once
+   * instead of awaiting a promise already settled. Must run inside
+   * {@link exclusive}.
+   *
+   * @returns nothing when the commit landed now, else a promise that settles as {@link commit}'s
+   * @throws what {@link commit} would reject with, when it failed now
+   */
+  commitLanded(change: ActorChange): void | Promise<void> {
+    // Not async: every step commits twice, and the journal's promise serves as is.
+    let seq = this.#lastSeq;
+    const entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
+    seq += entries.length;
+    // The commit's own copy of the record: its seq and lease are stamped on it.
+    const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
     const threadCommit = {
       expected: this.#current,
       record,
@@ -224,18 +250,14 @@ export class ThreadActor {
       delete: change.delete,
     };
     if (this.journal.commitsNow) {
-      // A synchronous store (memory): land in this tick, one settled promise per commit.
+      // A synchronous store (memory): land in this tick, with no promise at all.
       let version: string | null;
       try {
         version = this.journal.commitNow(threadCommit);
       } catch (error) {
-        return Promise.reject(this.#failed(error));
+        throw this.#failed(error);
       }
-      try {
-        return Promise.resolve(this.#landed(version, record, entries, seq));
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      return this.#landed(version, record, entries, seq);
     }
     return this.journal.commit(threadCommit).then(
       (version) => this.#landed(version, record, entries, seq),
