@@ -309,10 +309,13 @@ export class ThreadActor {
 
   /** Publishes the status and queue components and wakes status waiters. */
   publishStatus(): void {
-    this.publisher.pushHeard(() => [
-      { op: "component", name: "status", value: this.status },
-      { op: "component", name: "queue", value: this.queueView() },
-    ]);
+    // The ops' closure is made only when someone listens (every turn publishes several times).
+    if (this.publisher.hasSubscribers) {
+      this.publisher.pushHeard(() => [
+        { op: "component", name: "status", value: this.status },
+        { op: "component", name: "queue", value: this.queueView() },
+      ]);
+    } else this.publisher.touch();
     this.#statusChange.wakeAll();
   }
 
@@ -386,9 +389,12 @@ export class ThreadActor {
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
     this.#runProgress = progress;
-    this.publisher.pushHeard(() => [
-      { op: "component", name: "runProgress", value: progress ? { ...progress } : null },
-    ]);
+    // The ops' closure is made only when someone listens (this runs twice per step).
+    if (this.publisher.hasSubscribers) {
+      this.publisher.pushHeard(() => [
+        { op: "component", name: "runProgress", value: progress ? { ...progress } : null },
+      ]);
+    } else this.publisher.touch();
   }
 
   /** Resolves at the next status change. */
@@ -430,7 +436,8 @@ export class ThreadActor {
 
   #publishTitle(): void {
     this.#titleShown = titleKeyOf(this.record);
-    this.publisher.pushHeard(() => titleOps(this.record));
+    if (this.publisher.hasSubscribers) this.publisher.pushHeard(() => titleOps(this.record));
+    else this.publisher.touch();
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */

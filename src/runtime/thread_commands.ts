@@ -25,7 +25,7 @@ export function create(
   const scoped = { threadId: STORE_SCOPE, requestKey: command.requestKey };
   // Where the runtime hashes synchronously, the key is there at once: no await for it.
   const key = command.title === undefined
-    ? untitledKey(scoped)
+    ? untitledKey(command.requestKey)
     : commandKeyNow(scoped, "create", { title: command.title });
   return key instanceof Promise
     ? key.then((known) => createKeyed(ctx, command, known))
@@ -71,12 +71,13 @@ function createKeyed(
 let untitled: string | undefined;
 
 /** The key of an untitled create (what `commandKey` computes for its input). */
-function untitledKey(
-  scoped: { threadId: string; requestKey: string },
-): CommandKey | Promise<CommandKey> {
+function untitledKey(requestKey: string): CommandKey | Promise<CommandKey> {
   untitled ??= fingerprintNow({ title: null });
-  if (untitled === undefined) return commandKey(scoped, "create", { title: null });
-  return { ...scoped, op: "create", fingerprint: untitled };
+  if (untitled === undefined) {
+    return commandKey({ threadId: STORE_SCOPE, requestKey }, "create", { title: null });
+  }
+  // A literal in commandKey's key order, not a spread (which copies through the runtime).
+  return { threadId: STORE_SCOPE, requestKey, op: "create", fingerprint: untitled };
 }
 
 /** Sets a thread's title. */

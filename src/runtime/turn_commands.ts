@@ -56,7 +56,11 @@ function sendKeyed(
 ): Promise<SendResult> {
   const { threadId, requestKey } = command;
   return threadCommand(ctx, {
-    ...key,
+    // The key's fields one by one, not a spread (which copies through the runtime).
+    threadId: key.threadId,
+    requestKey: key.requestKey,
+    op: key.op,
+    fingerprint: key.fingerprint,
     // Methods, not arrow properties: under tsx (esbuild keepNames) an arrow
     // property is wrapped to name it, which every send would pay.
     replay(result, actor) {
