@@ -285,7 +285,8 @@ export class ThreadRunHost implements RunHost {
     );
     this.#run.dropPartial();
     this.#actor.setProgress(undefined);
-    this.observe("turn.ended", { outcome, failureCode: failure?.code });
+    // The detail is built only when someone listens (every turn ends here).
+    if (this.observing) this.observe("turn.ended", { outcome, failureCode: failure?.code });
   }
 
   /**
