@@ -221,3 +221,35 @@ test("sync keeps the record while its stored version holds, and reloads once ano
   assert.equal(actor.record.title, "Renamed");
   assert.equal(actor.versioned.version, next);
 });
+
+test("a commit of an owned record stamps it in place: the same stored record, key for key, as the copy", async () => {
+  const committed: string[] = [];
+  for (const ownRecord of [false, true]) {
+    const { journal, actor } = await created();
+    const record: ThreadRecord = {
+      ...actor.record,
+      status: "running",
+      active: { turnId: "turn_1", runId: "run_1" },
+      updatedAt: "2026-12-01T00:00:05.000Z",
+    };
+    const given = record;
+    await actor.exclusive(() =>
+      actor.commit({
+        record,
+        entries: [
+          { kind: "turn_started", turnId: "turn_1", runId: "run_1", agentId: "a", requestKey: "k" },
+        ],
+        ownRecord,
+      })
+    );
+    assert.equal(actor.record === given, ownRecord, "stamped in place only when owned");
+    const stored = await journal.thread("thread_lock");
+    assert.ok(stored);
+    // The lease's deadline is the clock's: everything else must match byte for byte.
+    const { leaseUntil, ...active } = stored.record.active!;
+    assert.equal(typeof leaseUntil, "number");
+    committed.push(JSON.stringify({ ...stored.record, active }));
+    assert.deepEqual(Object.keys(stored.record), Object.keys(actor.record));
+  }
+  assert.equal(committed[0], committed[1]);
+});

@@ -51,6 +51,12 @@ export interface ActorChange {
    * `at` on them instead of copying each one. A re-plan stamps them again.
    */
   fresh?: boolean;
+  /**
+   * The record was built for this commit alone and nobody else holds it (an
+   * admission's or a turn end's): the actor stamps `seq` and the lease on it
+   * in place instead of copying it (the same keys in the same order).
+   */
+  ownRecord?: boolean;
 }
 
 /** The in-process owner of one thread. */
@@ -239,8 +245,14 @@ export class ThreadActor {
     let seq = this.#lastSeq;
     const entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
     seq += entries.length;
-    // The commit's own copy of the record: its seq and lease are stamped on it.
-    const record = change.record && stampLease({ ...change.record, seq }, this.ownership);
+    // The commit's own copy of the record (or the record itself, when the caller made it
+    // for this commit): its seq and lease are stamped on it.
+    let record = change.record;
+    if (record !== null) {
+      if (change.ownRecord === true) record.seq = seq;
+      else record = { ...record, seq };
+      stampLease(record, this.ownership);
+    }
     const threadCommit = {
       expected: this.#current,
       record,

@@ -200,6 +200,8 @@ export async function admitTurn(
     entries,
     // Made here for this commit alone, unless a hand-over's end comes first: stamped in place.
     fresh: before === undefined,
+    // firstMessageTitle's copy, made for this commit.
+    ownRecord: true,
     request: admission.claim?.(turnId),
     set: titled.claim === undefined
       ? undefined
