@@ -174,7 +174,13 @@ async function loop(
   // Made once per run, not per step: the provider hooks, the interaction opener,
   // the tools' context and their artifact ids.
   const hooks = new StepHooks(host);
-  const opener: Opener = { ...ids, newId: idsOf(host) };
+  // Fields one by one, not a spread of `ids` (a spread inside a literal copies through the runtime).
+  const opener: Opener & { threadId: string } = {
+    threadId: ids.threadId,
+    turnId: ids.turnId,
+    runId: ids.runId,
+    newId: idsOf(host),
+  };
   const toolContext = new RunToolContext(ids, host);
   const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
