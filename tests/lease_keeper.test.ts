@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import type { ActorCache } from "../src/runtime/actor_cache.ts";
 import { LeaseKeeper } from "../src/runtime/lease_keeper.ts";
+import { stampLease } from "../src/runtime/ownership.ts";
+import type { ThreadRecord } from "../src/journal/thread_record.ts";
 import type { ThreadActor } from "../src/runtime/thread_actor.ts";
 
 /** An actor cache whose one thread runs with a lease about to lapse; counts the keeper's looks and renewals. */
@@ -122,4 +124,28 @@ test("a host left open after its runs ended does not keep the process alive", as
   assert.equal(stdout.trim(), "idle", stderr);
   assert.equal(killed, false, "the idle host kept its process alive");
   assert.equal(code, 0, stderr);
+});
+
+test("stampLease gives the keys, order and values of `{ ...active, owner, leaseUntil }`, in a new object", () => {
+  const ownership = { hostId: "host_a", leaseTtlMs: 30_000 };
+  const actives = [
+    { turnId: "t", runId: "r" },
+    { turnId: "t", runId: "r", owner: "host_a", leaseUntil: 5 },
+    { leaseUntil: 5, turnId: "t", owner: "host_a", runId: "r" },
+  ];
+  for (const active of actives) {
+    const record = { id: "thread_1", active } as unknown as ThreadRecord;
+    const stamped = stampLease(record, ownership, 1_000);
+    assert.equal(stamped, record, "stamped in place");
+    assert.notEqual(record.active, active, "the active mark is a new object");
+    assert.equal(
+      JSON.stringify(record.active),
+      JSON.stringify({ ...active, owner: "host_a", leaseUntil: 31_000 }),
+    );
+  }
+  // Another host's live turn is left as it is.
+  const theirs = { turnId: "t", runId: "r", owner: "host_b", leaseUntil: 99_999 };
+  const record = { id: "thread_1", active: theirs } as unknown as ThreadRecord;
+  stampLease(record, ownership, 1_000);
+  assert.equal(record.active, theirs);
 });

@@ -249,8 +249,10 @@ export class ThreadActor {
     // for this commit): its seq and lease are stamped on it.
     let record = change.record;
     if (record !== null) {
-      if (change.ownRecord === true) record.seq = seq;
-      else record = { ...record, seq };
+      // A lone spread, then `seq` (the keys and order of `{ ...record, seq }`, without the
+      // runtime's copy that a spread followed by a field in one literal takes).
+      if (change.ownRecord !== true) record = { ...record };
+      record.seq = seq;
       stampLease(record, this.ownership);
     }
     const threadCommit = {
@@ -309,7 +311,8 @@ export class ThreadActor {
     // An append (every step of a run) keeps the record, so the status cannot have moved, nor
     // the title, unless a pending claim's deadline passed meanwhile (titleStateOf reads the clock).
     if (record || this.record.titleStatus === "pending") {
-      if (titleKeyOf(this.record) !== this.#titleShown) this.#publishTitle();
+      const titleKey = titleKeyOf(this.record);
+      if (titleKey !== this.#titleShown) this.#publishTitle(titleKey);
     }
     if (record && this.status !== statusBefore) this.publishStatus();
   }
@@ -446,8 +449,8 @@ export class ThreadActor {
 
   #titleShown: string | undefined;
 
-  #publishTitle(): void {
-    this.#titleShown = titleKeyOf(this.record);
+  #publishTitle(titleKey: string): void {
+    this.#titleShown = titleKey;
     if (this.publisher.hasSubscribers) this.publisher.pushHeard(() => titleOps(this.record));
     else this.publisher.touch();
   }
