@@ -11,7 +11,7 @@ import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { BoundedReads } from "./bounded_reads.ts";
-import { callHostCodeSync, describeThrown } from "./host_code.ts";
+import { describeThrown } from "./host_code.ts";
 import { StepAssembly, type StepOutput, streamBroken } from "./step_assembly.ts";
 import type { StopSwitch } from "./step_abort.ts";
 
@@ -191,12 +191,27 @@ function openStream(
   return open.call(stream);
 }
 
+/**
+ * Asks the gateway's iterator to clean up, without waiting for it. Its
+ * cleanup is host code whose outcome cannot change the attempt's, which is
+ * settled already: a throw or a rejection of it is dropped, on purpose.
+ * (A direct `try`, not `callHostCodeSync`: no closure and no outcome object
+ * per attempt for a failure nobody reads.)
+ */
 function releaseStream(iterator: AsyncIterator<ProviderEvent>): void {
-  const returned = callHostCodeSync(() => iterator.return?.());
-  if (returned.ok && returned.value && typeof returned.value.then === "function") {
-    returned.value.then(undefined, () => {});
+  let returned: unknown;
+  try {
+    returned = iterator.return?.();
+  } catch {
+    return;
+  }
+  if (returned && typeof (returned as PromiseLike<unknown>).then === "function") {
+    (returned as PromiseLike<unknown>).then(undefined, ignoreCleanupFailure);
   }
 }
+
+/** The rejection handler of an iterator's cleanup (see {@link releaseStream}). */
+function ignoreCleanupFailure(): void {}
 
 function asProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
