@@ -16,7 +16,12 @@ type Cleanup = "throws" | "rejects" | "hangs" | "absent";
 /** A gateway whose iterator answers one text step, then cleans up as `cleanup` says. */
 function gatewayWith(cleanup: Cleanup, calls: { returned: number }): Gateway {
   return {
-    info: { provider: "test", model: "release", stateKey: "test:release" },
+    info: {
+      provider: "test",
+      model: "release",
+      stateKey: "test:release",
+      capabilities: { contextWindowTokens: 128_000 },
+    },
     stream(): AsyncIterable<ProviderEvent> {
       const events: ProviderEvent[] = [
         { type: "text", delta: "done" },
