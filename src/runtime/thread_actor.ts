@@ -6,18 +6,15 @@
  *
  * @module
  */
-import { nowIso } from "../journal/now_iso.ts";
 import { CommandLock } from "./command_lock.ts";
 import { StatusWakeup } from "./status_wakeup.ts";
-import { stampEntries } from "../journal/entry_stamp.ts";
 import { FloretError } from "../errors.ts";
-import type { Entry, NewEntry } from "../journal/entries.ts";
+import type { Entry } from "../journal/entries.ts";
 import type { Agent } from "../config/agent.ts";
 import type { ContextReader } from "../projection/context_model.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import { viewContext } from "./context_figures.ts";
-import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
-import type { KvKey } from "../spi/kv_store.ts";
+import type { Journal, VersionedRecord } from "../journal/journal.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -32,32 +29,13 @@ import { queuedView, ViewContextCache, type ViewFigures, viewSnapshot } from "./
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
-import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
+import { canSettleAbandoned, type Ownership } from "./ownership.ts";
+import { type ActorChange, stampChange } from "./actor_change.ts";
+
+export type { ActorChange } from "./actor_change.ts";
 
 /** The outcome of every commit that landed in its own tick (settled promises are immutable). */
 const LANDED: Promise<void> = Promise.resolve();
-
-/** One change to commit: the new record and what goes with it. */
-export interface ActorChange {
-  /** The new record; `null` appends entries under a check of the current one (see Journal.commit). */
-  record: ThreadRecord | null;
-  entries?: NewEntry[];
-  request?: { scope: string; key: string; value: RequestRecord };
-  set?: { key: KvKey; value: unknown }[];
-  delete?: KvKey[];
-  /**
-   * The entries (and their array) were built for this commit alone and nobody
-   * else holds them (a run's step and results): the actor stamps `seq` and
-   * `at` on them instead of copying each one. A re-plan stamps them again.
-   */
-  fresh?: boolean;
-  /**
-   * The record was built for this commit alone and nobody else holds it (an
-   * admission's or a turn end's): the actor stamps `seq` and the lease on it
-   * in place instead of copying it (the same keys in the same order).
-   */
-  ownRecord?: boolean;
-}
 
 /** The in-process owner of one thread. */
 export class ThreadActor {
@@ -198,9 +176,8 @@ export class ThreadActor {
   }
 
   /**
-   * {@link exclusive}, except that a command that finds the lock free and
-   * finishes at once (returns no promise) gives its value back as it is, with
-   * no promise made for it (see `CommandLock.runNow`).
+   * {@link exclusive}, except that a command finding the lock free and finishing at once gives
+   * its value back as it is, with no promise made for it (see `CommandLock.runNow`).
    */
   exclusiveNow<T>(fn: () => T | Promise<T>): T | Promise<T> {
     return this.#lock.runNow(fn);
@@ -231,30 +208,12 @@ export class ThreadActor {
   }
 
   /**
-   * {@link commit}, except that a commit that lands in this tick (a
-   * synchronous store, nearly every commit on the memory store) returns
-   * nothing, and a failure then throws: callers on the hot path go on at once
-   * instead of awaiting a promise already settled. Must run inside
-   * {@link exclusive}.
-   *
-   * @returns nothing when the commit landed now, else a promise that settles as {@link commit}'s
-   * @throws what {@link commit} would reject with, when it failed now
+   * {@link commit}, except that a commit landing in this tick (the memory store) returns nothing
+   * and its failure throws: hot callers go on at once. Must run inside {@link exclusive}.
    */
   commitLanded(change: ActorChange): void | Promise<void> {
     // Not async: every step commits twice, and the journal's promise serves as is.
-    let seq = this.#lastSeq;
-    const entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
-    seq += entries.length;
-    // The commit's own copy of the record (or the record itself, when the caller made it
-    // for this commit): its seq and lease are stamped on it.
-    let record = change.record;
-    if (record !== null) {
-      // A lone spread, then `seq` (the keys and order of `{ ...record, seq }`, without the
-      // runtime's copy that a spread followed by a field in one literal takes).
-      if (change.ownRecord !== true) record = { ...record };
-      record.seq = seq;
-      stampLease(record, this.ownership);
-    }
+    const { entries, record, seq } = stampChange(change, this.#lastSeq, this.ownership);
     const threadCommit = {
       expected: this.#current,
       record,
@@ -451,8 +410,7 @@ export class ThreadActor {
 
   #publishTitle(titleKey: string): void {
     this.#titleShown = titleKey;
-    if (this.publisher.hasSubscribers) this.publisher.pushHeard(() => titleOps(this.record));
-    else this.publisher.touch();
+    this.publisher.pushHeard(() => titleOps(this.record));
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */
