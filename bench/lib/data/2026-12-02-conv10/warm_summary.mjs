@@ -1,6 +1,7 @@
 // Summarises alternated warmup.ts runs (lines "SIDE run=I load1=L" followed by
 // that run's "conversations A-B: X us per conversation" marks): the median us
-// per conversation of each side over 101-300 and 301-600, and the change.
+// per conversation of each side over 101-300 and 301-600, the change, and in
+// how many pairs (a base run, then the branch run after it) the branch was faster.
 // Run: node bench/lib/data/2026-12-02-conv10/warm_summary.mjs FILE [...]
 import { readFileSync } from "node:fs";
 
@@ -23,7 +24,15 @@ for (const file of process.argv.slice(2)) {
     const of = (side) =>
       median(runs.filter((r) => r.side === side && r[range]).map((r) => r[range]));
     const [b, r] = [of("base"), of("branch")];
-    parts.push(`${range}: ${b} -> ${r} us (${(100 * (r / b - 1)).toFixed(1)} %)`);
+    // Pairs: each base run with the branch run after it.
+    let won = 0;
+    let pairs = 0;
+    for (let i = 0; i + 1 < runs.length; i++) {
+      if (runs[i].side !== "base" || runs[i + 1].side !== "branch") continue;
+      pairs++;
+      if (runs[i + 1][range] < runs[i][range]) won++;
+    }
+    parts.push(`${range}: ${b} -> ${r} us (${(100 * (r / b - 1)).toFixed(1)} %, ${won}/${pairs})`);
   }
   const n = runs.filter((r) => r.side === "base").length;
   console.log(
