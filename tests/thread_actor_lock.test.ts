@@ -98,6 +98,84 @@ test("a command that throws at once rejects, and the lock is free again", async 
   assert.equal(await actor.exclusive(() => "next"), "next");
 });
 
+test("exclusiveNow: a command that finishes at once gives its value back and frees the lock in the same tick", async () => {
+  const { actor } = await created();
+  const log: string[] = [];
+  let inner: Promise<string> | undefined;
+  const value = actor.exclusiveNow(() => {
+    log.push("outer");
+    // Asked from inside the synchronous part: it waits for this command, then runs.
+    inner = actor.exclusive(() => {
+      log.push("inner");
+      return "inner";
+    });
+    return "outer";
+  });
+  assert.equal(value, "outer");
+  assert.deepEqual(log, ["outer"]);
+  assert.equal(actor.quiet, false, "the command asked for meanwhile waits");
+  assert.equal(await inner, "inner");
+  assert.deepEqual(log, ["outer", "inner"]);
+  assert.equal(actor.quiet, true);
+  // Free again: the next one also finishes at once.
+  assert.equal(actor.exclusiveNow(() => 3), 3);
+  assert.equal(actor.quiet, true);
+});
+
+test("exclusiveNow waits behind a command in progress, keeps the lock for a promise, and rejects a throw", async () => {
+  const { actor } = await created();
+  const log: string[] = [];
+  let release!: () => void;
+  const first = actor.exclusive(async () => {
+    await new Promise<void>((resolve) => (release = resolve));
+    log.push("first");
+  });
+  const queued = actor.exclusiveNow(() => log.push("queued"));
+  assert.ok(queued instanceof Promise, "a busy lock gives a promise");
+  await tick();
+  assert.equal(log.length, 0);
+  release();
+  await first;
+  assert.equal(await queued, 2);
+  assert.deepEqual(log, ["first", "queued"]);
+  // A command that returns a promise holds the lock until it settles.
+  let finish!: () => void;
+  const slow = actor.exclusiveNow(() => new Promise<void>((resolve) => (finish = resolve)));
+  assert.ok(slow instanceof Promise);
+  const after = actor.exclusive(() => log.push("after"));
+  await tick();
+  assert.deepEqual(log, ["first", "queued"]);
+  finish();
+  await slow;
+  await after;
+  assert.deepEqual(log, ["first", "queued", "after"]);
+  // A throw becomes a rejection, and the lock is free again.
+  const thrown = actor.exclusiveNow(() => {
+    throw new Error("boom");
+  });
+  await assert.rejects(Promise.resolve(thrown), /boom/);
+  assert.equal(actor.quiet, true);
+  assert.equal(actor.exclusiveNow(() => "next"), "next");
+});
+
+test("commitLanded on a synchronous store lands in the same tick; a stale commit reloads and rejects", async () => {
+  const { journal, actor, version } = await created();
+  const record = { ...actor.record, title: "Mine", updatedAt: "2026-12-01T00:00:02.000Z" };
+  const landed = actor.exclusiveNow(() => actor.commitLanded({ record }));
+  assert.equal(landed, undefined, "nothing to await");
+  assert.equal(actor.record.title, "Mine");
+  // Another writer moves the record: the next commit finds it stale.
+  const moved = { ...actor.record, title: "Theirs", updatedAt: "2026-12-01T00:00:03.000Z" };
+  assert.ok(await journal.commit({ expected: actor.versioned, record: moved }));
+  assert.notEqual(actor.versioned.version, version);
+  const stale = actor.exclusiveNow(() =>
+    actor.commitLanded({ record: { ...actor.record, title: "Late" } })
+  );
+  assert.ok(stale instanceof Promise);
+  await assert.rejects(stale, { name: "StaleThreadError" });
+  assert.equal(actor.record.title, "Theirs", "the actor reloaded");
+});
+
 test("ThreadActor.created holds what a load reads back", async () => {
   const { journal, actor, version } = await created();
   const loaded = await ThreadActor.load(journal, "thread_lock", new Publisher(), ownership);
@@ -142,4 +220,36 @@ test("sync keeps the record while its stored version holds, and reloads once ano
   assert.equal(await actor.sync(), true);
   assert.equal(actor.record.title, "Renamed");
   assert.equal(actor.versioned.version, next);
+});
+
+test("a commit of an owned record stamps it in place: the same stored record, key for key, as the copy", async () => {
+  const committed: string[] = [];
+  for (const ownRecord of [false, true]) {
+    const { journal, actor } = await created();
+    const record: ThreadRecord = {
+      ...actor.record,
+      status: "running",
+      active: { turnId: "turn_1", runId: "run_1" },
+      updatedAt: "2026-12-01T00:00:05.000Z",
+    };
+    const given = record;
+    await actor.exclusive(() =>
+      actor.commit({
+        record,
+        entries: [
+          { kind: "turn_started", turnId: "turn_1", runId: "run_1", agentId: "a", requestKey: "k" },
+        ],
+        ownRecord,
+      })
+    );
+    assert.equal(actor.record === given, ownRecord, "stamped in place only when owned");
+    const stored = await journal.thread("thread_lock");
+    assert.ok(stored);
+    // The lease's deadline is the clock's: everything else must match byte for byte.
+    const { leaseUntil, ...active } = stored.record.active!;
+    assert.equal(typeof leaseUntil, "number");
+    committed.push(JSON.stringify({ ...stored.record, active }));
+    assert.deepEqual(Object.keys(stored.record), Object.keys(actor.record));
+  }
+  assert.equal(committed[0], committed[1]);
 });

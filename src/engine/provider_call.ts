@@ -11,7 +11,7 @@ import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { BoundedReads } from "./bounded_reads.ts";
-import { callHostCodeSync, describeThrown } from "./host_code.ts";
+import { describeThrown } from "./host_code.ts";
 import { StepAssembly, type StepOutput, streamBroken } from "./step_assembly.ts";
 import type { StopSwitch } from "./step_abort.ts";
 
@@ -35,38 +35,88 @@ export interface ProviderCallHooks {
  * @returns the assembled output
  * @throws the final `ProviderError`, or the switch's reason when aborted
  */
-export async function callProvider(
+export function callProvider(
   gateway: Gateway,
   request: ProviderRequest,
   policy: ResolvedRetryPolicy,
   signal: StopSwitch,
   hooks: ProviderCallHooks,
 ): Promise<StepOutput> {
-  let firstFailureAt: number | undefined;
-  let timeoutRetries = 0;
-  for (let attempt = 1;; attempt++) {
+  // The first attempt (nearly always the only one) is its own promise, with a
+  // `catch` for the rare retry: no async frame of this function's around it.
+  try {
     if (signal.aborted) throw signal.reason;
-    hooks.onAttempt(attempt);
+    hooks.onAttempt(1);
+    return runAttempt(gateway, request, policy, signal, hooks).catch((error: unknown) =>
+      retried(gateway, request, policy, signal, hooks, error)
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The attempts after a first one that failed with `firstError`, as the policy allows.
+ *
+ * @throws the final `ProviderError`, or the switch's reason when aborted
+ */
+async function retried(
+  gateway: Gateway,
+  request: ProviderRequest,
+  policy: ResolvedRetryPolicy,
+  signal: StopSwitch,
+  hooks: ProviderCallHooks,
+  firstError: unknown,
+): Promise<StepOutput> {
+  const budget: RetryBudget = { firstFailureAt: undefined, timeoutRetries: 0 };
+  let error = firstError;
+  for (let attempt = 1;; attempt++) {
+    await sleep(retryDelay(policy, signal, hooks, budget, attempt, error), signal);
+    if (signal.aborted) throw signal.reason;
+    hooks.onAttempt(attempt + 1);
     try {
       return await runAttempt(gateway, request, policy, signal, hooks);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (error instanceof ContractViolation) throw error;
-      const failure = asProviderError(error);
-      firstFailureAt ??= Date.now();
-      const extra = attempt; // the extra attempt this retry would be
-      const delay = nextDelay(policy, failure, extra);
-      // A request too large for the window fails the same way every time: compaction, not a retry, helps.
-      const allowed = failure.retry !== "never" && failure.kind !== "context_overflow" &&
-        delay !== undefined &&
-        (failure.retry !== "timeout" || timeoutRetries < policy.maxTimeoutRetries) &&
-        Date.now() + delay - firstFailureAt <= policy.windowMs;
-      if (!allowed) throw failure;
-      if (failure.retry === "timeout") timeoutRetries++;
-      hooks.onRetry(attempt, delay, failure);
-      await sleep(delay, signal);
+    } catch (next) {
+      error = next;
     }
   }
+}
+
+/** What the retries of one request have used of the policy. */
+interface RetryBudget {
+  firstFailureAt: number | undefined;
+  timeoutRetries: number;
+}
+
+/**
+ * The wait before the attempt after `attempt`, which failed with `error`,
+ * once the hooks were told; throws when no retry is allowed.
+ *
+ * @throws the switch's reason when aborted, a contract violation, or the failure itself
+ */
+function retryDelay(
+  policy: ResolvedRetryPolicy,
+  signal: StopSwitch,
+  hooks: ProviderCallHooks,
+  budget: RetryBudget,
+  attempt: number,
+  error: unknown,
+): number {
+  if (signal.aborted) throw signal.reason;
+  if (error instanceof ContractViolation) throw error;
+  const failure = asProviderError(error);
+  const firstFailureAt = budget.firstFailureAt ??= Date.now();
+  const extra = attempt; // the extra attempt this retry would be
+  const delay = nextDelay(policy, failure, extra);
+  // A request too large for the window fails the same way every time: compaction, not a retry, helps.
+  const allowed = failure.retry !== "never" && failure.kind !== "context_overflow" &&
+    delay !== undefined &&
+    (failure.retry !== "timeout" || budget.timeoutRetries < policy.maxTimeoutRetries) &&
+    Date.now() + delay - firstFailureAt <= policy.windowMs;
+  if (!allowed) throw failure;
+  if (failure.retry === "timeout") budget.timeoutRetries++;
+  hooks.onRetry(attempt, delay, failure);
+  return delay;
 }
 
 function nextDelay(
@@ -141,12 +191,27 @@ function openStream(
   return open.call(stream);
 }
 
+/**
+ * Asks the gateway's iterator to clean up, without waiting for it. Its
+ * cleanup is host code whose outcome cannot change the attempt's, which is
+ * settled already: a throw or a rejection of it is dropped, on purpose.
+ * (A direct `try`, not `callHostCodeSync`: no closure and no outcome object
+ * per attempt for a failure nobody reads.)
+ */
 function releaseStream(iterator: AsyncIterator<ProviderEvent>): void {
-  const returned = callHostCodeSync(() => iterator.return?.());
-  if (returned.ok && returned.value && typeof returned.value.then === "function") {
-    returned.value.then(undefined, () => {});
+  let returned: unknown;
+  try {
+    returned = iterator.return?.();
+  } catch {
+    return;
+  }
+  if (returned && typeof (returned as PromiseLike<unknown>).then === "function") {
+    (returned as PromiseLike<unknown>).then(undefined, ignoreCleanupFailure);
   }
 }
+
+/** The rejection handler of an iterator's cleanup (see {@link releaseStream}). */
+function ignoreCleanupFailure(): void {}
 
 function asProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;

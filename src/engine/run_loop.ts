@@ -174,7 +174,13 @@ async function loop(
   // Made once per run, not per step: the provider hooks, the interaction opener,
   // the tools' context and their artifact ids.
   const hooks = new StepHooks(host);
-  const opener: Opener = { ...ids, newId: idsOf(host) };
+  // Fields one by one, not a spread of `ids` (a spread inside a literal copies through the runtime).
+  const opener: Opener & { threadId: string } = {
+    threadId: ids.threadId,
+    turnId: ids.turnId,
+    runId: ids.runId,
+    newId: idsOf(host),
+  };
   const toolContext = new RunToolContext(ids, host);
   const newArtifactId = artifactIdsOf(host);
   // A resumed run (after `respond`) first finishes the batch its turn waits on.
@@ -293,14 +299,18 @@ async function loop(
     observeOpened(host, opened);
 
     host.progress("tools", stepNo);
-    for (const call of host.observing ? runnable : []) {
-      host.observe("tool.dispatched", {
-        callId: call.record.callId,
-        name: call.record.name,
-        effect: call.tool!.effect,
-      });
+    // Events (and the clock their durations need) only when someone listens.
+    let started = 0;
+    if (host.observing) {
+      for (const call of runnable) {
+        host.observe("tool.dispatched", {
+          callId: call.record.callId,
+          name: call.record.name,
+          effect: call.tool!.effect,
+        });
+      }
+      started = Date.now();
     }
-    const started = Date.now();
     const settling = settledBatch(
       host,
       runBatch(
@@ -324,18 +334,20 @@ async function loop(
       !await host.commitResults(results, artifacts, asked)
     ) return;
     observeOpened(host, asked);
-    for (const outcome of host.observing ? outcomes : []) {
-      host.observe("tool.result", {
-        callId: outcome.callId,
-        name: outcome.name,
-        status: outcome.status,
-        durationMs: Date.now() - started,
-      });
+    if (host.observing) {
+      for (const outcome of outcomes) {
+        host.observe("tool.result", {
+          callId: outcome.callId,
+          name: outcome.name,
+          status: outcome.status,
+          durationMs: Date.now() - started,
+        });
+      }
     }
 
     for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
 
-    if (outcomes.some((outcome) => outcome.status === "unknown")) {
+    if (anyUnknown(outcomes)) {
       await host.endTurn("failed", {
         code: "effect_outcome_unknown",
         message: "A tool reported that its side effect may or may not have happened",
@@ -352,7 +364,7 @@ async function loop(
       });
       return;
     }
-    corrections = planned.some((call) => call.record.invalid) ? corrections + 1 : 0;
+    corrections = anyInvalid(planned) ? corrections + 1 : 0;
     if (corrections > MAX_CORRECTIONS) {
       await host.endTurn("failed", {
         code: "tool_argument_correction_exhausted",
@@ -361,6 +373,20 @@ async function loop(
       return;
     }
   }
+}
+
+// Plain loops rather than `some` with a closure made per step.
+
+/** Whether a tool reported that its side effect may or may not have happened. */
+function anyUnknown(outcomes: readonly { status: string }[]): boolean {
+  for (const outcome of outcomes) if (outcome.status === "unknown") return true;
+  return false;
+}
+
+/** Whether the model sent invalid arguments for any call of the step. */
+function anyInvalid(planned: readonly PlannedCall[]): boolean {
+  for (const call of planned) if (call.record.invalid) return true;
+  return false;
 }
 
 // Made by functions rather than inline: under esbuild's keepNames a named

@@ -33,7 +33,11 @@ export function canonicalJson(value: unknown): string {
     if (field === undefined || typeof field === "function") continue;
     if (!first) out += ",";
     first = false;
-    out += JSON.stringify(key) + ":" + canonicalJson(field);
+    // A string or boolean field is its JSON text: no call of this function for it (every
+    // message and tool input is hashed through here, and most fields are strings).
+    const type = typeof field;
+    out += JSON.stringify(key) + ":" +
+      (type === "string" || type === "boolean" ? JSON.stringify(field) : canonicalJson(field));
   }
   return out + "}";
 }

@@ -34,3 +34,15 @@ export async function sha256Hex(text: string | Uint8Array): Promise<string> {
 export function fingerprintOf(value: unknown): Promise<string> {
   return sha256Hex(canonicalJson(value));
 }
+
+/**
+ * {@link fingerprintOf} without a promise where the runtime hashes
+ * synchronously (Node, Deno and Bun do): the same digest of the same
+ * canonical JSON, for callers that would otherwise await a value already there.
+ *
+ * @param value plain data
+ * @returns the fingerprint, or `undefined` where only Web Crypto's asynchronous digest exists
+ */
+export function fingerprintNow(value: unknown): string | undefined {
+  return sha256HexSync === undefined ? undefined : sha256HexSync(canonicalJson(value));
+}

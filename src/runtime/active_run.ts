@@ -33,9 +33,11 @@ export class ActiveRun {
   /** Settles when the run has returned. */
   readonly done: Promise<void>;
   // Made on first need (a read of the signal, or a stop): an AbortController
-  // is an EventTarget, costly to set up, and most runs never read this one.
+  // is an EventTarget, costly to set up, and most runs never read these (the
+  // tools' one is read only by a handler that looks at its signal, or by a
+  // batch that does not settle at once).
   #providerAbort: AbortController | undefined;
-  readonly #toolAbort = new AbortController();
+  #toolAbort: AbortController | undefined;
   #stopRequested = false;
   #batch: Promise<void> | undefined;
   #partial: PartialStep | undefined;
@@ -80,7 +82,7 @@ export class ActiveRun {
 
   /** Aborts tool handlers (immediate cancel, shutdown, delete). */
   get toolSignal(): AbortSignal {
-    return this.#toolAbort.signal;
+    return (this.#toolAbort ??= new AbortController()).signal;
   }
 
   /** A stop was asked for: the run returns at its next check. */
@@ -98,7 +100,7 @@ export class ActiveRun {
     const reason = new DOMException(why, "AbortError");
     (this.#providerAbort ??= new AbortController()).abort(reason);
     this.#stepAbort?.abort(reason);
-    if (scope === "all") this.#toolAbort.abort(reason);
+    if (scope === "all") (this.#toolAbort ??= new AbortController()).abort(reason);
   }
 
   /** Settles when the tool batch in flight (if any) has committed its results. */

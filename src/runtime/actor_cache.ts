@@ -73,8 +73,10 @@ export class ActorCache {
    * The actor of a thread this process has just created (no entries, no fork
    * base), from what its creating commit wrote, without reading it back; an
    * actor already loaded or loading (a replay of the same create) wins.
+   *
+   * @returns the new actor, or (when one was already loaded or loading) a promise of that one
    */
-  created(created: VersionedRecord): Promise<ThreadActor> {
+  created(created: VersionedRecord): ThreadActor | Promise<ThreadActor> {
     const threadId = created.record.id;
     if (this.#actors.has(threadId) || this.#loading.has(threadId)) return this.get(threadId);
     const actor = ThreadActor.created(
@@ -85,7 +87,7 @@ export class ActorCache {
       (actor) => this.settleWhenStoreAnswers(actor),
     );
     this.#actors.set(threadId, actor);
-    return Promise.resolve(actor);
+    return actor;
   }
 
   /**

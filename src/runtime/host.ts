@@ -262,6 +262,11 @@ class EngineHost implements Host {
         observe: this.#observe,
         observing: this.#observing,
         resolveAgent: childAwareResolver(this.#journal, resolveRoot),
+        // The resolver's own answer for a root thread (or one without a sub-agent id) of a
+        // host with one agent, without its two async frames: every admission asks.
+        agentNow: agent === undefined
+          ? undefined
+          : (known) => !known.parentThreadId || known.agentId === undefined ? agent : undefined,
         titleClaimed: (threadId, agent, input, generation) =>
           this.#titles.start(threadId, agent, input, generation),
         onRunStart: () => this.#leases.runStarted(),

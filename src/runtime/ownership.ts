@@ -57,8 +57,13 @@ export function stampLease(
   const active = ownActive(record, ownership);
   if (!active) return record;
   const leaseUntil = now + ownership.leaseTtlMs;
-  // `active` is replaced, not changed: the record it came from may share it.
-  record.active = { ...active, owner: ownership.hostId, leaseUntil };
+  // `active` is replaced, not changed: the record it came from may share it. A spread alone,
+  // then the two fields (the keys and order of `{ ...active, owner, leaseUntil }`): a spread
+  // followed by fields in one literal copies through the runtime, a lone spread clones.
+  const stamped = { ...active };
+  stamped.owner = ownership.hostId;
+  stamped.leaseUntil = leaseUntil;
+  record.active = stamped;
   return record;
 }
 

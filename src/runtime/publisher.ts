@@ -91,7 +91,8 @@ export class Publisher {
     if (this.#pending.length === 0 && !this.#dirty) return;
     this.#dirty = false;
     const ops = this.#pending;
-    this.#pending = [];
+    // Nobody listening (the usual case) leaves nothing pending: the empty list is kept.
+    if (ops.length > 0) this.#pending = [];
     const baseVersion = this.#version++;
     const subscribers = this.#subscribers;
     if (subscribers === undefined) return;

@@ -160,7 +160,8 @@ export async function waitForIdle(
   threadId: string,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<ThreadView> {
-  const actor = await ctx.actors.get(threadId);
+  // An actor in memory is taken as it is, without the async lookup's frame.
+  const actor = ctx.actors.loaded(threadId) ?? await ctx.actors.get(threadId);
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   for (;;) {
     options.signal?.throwIfAborted();

@@ -7,7 +7,7 @@
  * @module
  */
 import { FloretError } from "../errors.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
+import { fingerprintNow, fingerprintOf } from "../identity/fingerprint.ts";
 import type { Journal, RequestRecord } from "../journal/journal.ts";
 
 /** A command's request key with what identifies its use: the operation and its input. */
@@ -33,6 +33,25 @@ export async function commandKey(
   input: unknown,
 ): Promise<CommandKey> {
   const fingerprint = await fingerprintOf(input);
+  return { threadId: command.threadId, requestKey: command.requestKey, op, fingerprint };
+}
+
+/**
+ * {@link commandKey}, without a promise where the runtime hashes synchronously:
+ * the key of the commands every conversation sends, for callers that go on
+ * at once instead of awaiting a value already there.
+ *
+ * @param command the thread and the request key
+ * @param op the operation kind
+ * @param input the normalised input that must match on a replay
+ */
+export function commandKeyNow(
+  command: { threadId: string; requestKey: string },
+  op: string,
+  input: unknown,
+): CommandKey | Promise<CommandKey> {
+  const fingerprint = fingerprintNow(input);
+  if (fingerprint === undefined) return commandKey(command, op, input);
   return { threadId: command.threadId, requestKey: command.requestKey, op, fingerprint };
 }
 

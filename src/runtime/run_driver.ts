@@ -42,7 +42,7 @@ async function driveRun(
   deps: RunDeps,
 ): Promise<ActiveRun | undefined> {
   const host = new ThreadRunHost(actor, run, deps);
-  host.observe("turn.started", {});
+  if (host.observing) host.observe("turn.started", {});
   let failed = false;
   try {
     const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };

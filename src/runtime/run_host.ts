@@ -28,7 +28,7 @@ import { hasWork } from "../engine/batch_settlement.ts";
 import type { StopSwitch } from "../engine/step_abort.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { ActiveRun } from "./active_run.ts";
-import { retryStale } from "./stale_retry.ts";
+import { retryStaleNow } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import type { AgentResolver } from "./turn_admission.ts";
 import type { Equip } from "../subagents/equip.ts";
@@ -125,7 +125,7 @@ export class ThreadRunHost implements RunHost {
   commitEntries(entries: NewEntry[], artifacts: Artifact[]): Promise<boolean> {
     if (entries.length === 0) return Promise.resolve(true);
     return this.#owned(() =>
-      this.#actor.commit({ record: null, entries, set: this.#artifactValues(artifacts) })
+      this.#actor.commitLanded({ record: null, entries, set: this.#artifactValues(artifacts) })
     );
   }
 
@@ -183,7 +183,9 @@ export class ThreadRunHost implements RunHost {
       const steered = end?.steers !== undefined && end.steers !== this.#run.steers;
       if (end && !steered) return this.#end(entries, end.outcome);
       this.#steered = steered;
-      return this.#actor.commit({ record: null, entries, fresh: true }).then(this.#stepCommitted);
+      const landed = this.#actor.commitLanded({ record: null, entries, fresh: true });
+      if (landed instanceof Promise) return landed.then(this.#stepCommitted);
+      this.#run.dropPartial();
     });
   }
 
@@ -201,7 +203,7 @@ export class ThreadRunHost implements RunHost {
     also?: NewEntry[],
   ): Promise<boolean> {
     return this.#owned(() =>
-      this.#actor.commit({
+      this.#actor.commitLanded({
         record: null,
         entries: also === undefined || also.length === 0 ? [results] : [results, ...also],
         set: this.#artifactValues(artifacts),
@@ -211,7 +213,7 @@ export class ThreadRunHost implements RunHost {
   }
 
   commitCompaction(entry: NewCompaction): Promise<boolean> {
-    return this.#owned(() => this.#actor.commit({ record: null, entries: [entry] }));
+    return this.#owned(() => this.#actor.commitLanded({ record: null, entries: [entry] }));
   }
 
   #artifactValues(artifacts: Artifact[]): { key: KvKey; value: unknown }[] | undefined {
@@ -283,18 +285,26 @@ export class ThreadRunHost implements RunHost {
     );
     this.#run.dropPartial();
     this.#actor.setProgress(undefined);
-    this.observe("turn.ended", { outcome, failureCode: failure?.code });
+    // The detail is built only when someone listens (every turn ends here).
+    if (this.observing) this.observe("turn.ended", { outcome, failureCode: failure?.code });
   }
 
   /**
    * Runs `change` under the lock while this run still owns the thread;
-   * `false` once it does not (cancelled, deleted, taken over).
+   * `false` once it does not (cancelled, deleted, taken over). A change that
+   * finishes at once (a commit that landed in its own tick) takes the lock and
+   * lets it go in the same tick: one settled promise, not one per layer.
    */
-  #owned(change: () => Promise<void>): Promise<boolean> {
+  #owned(change: () => void | Promise<void>): Promise<boolean> {
     const actor = this.#actor;
-    return retryStale(() =>
-      actor.exclusive(() => actor.owns(this.#run) ? change().then(owned) : false)
-    );
+    return retryStaleNow(() => actor.exclusiveNow(() => this.#ifOwned(change)));
+  }
+
+  /** `change`, if this run still owns the thread: `true` once done, else `false`. */
+  #ifOwned(change: () => void | Promise<void>): boolean | Promise<boolean> {
+    if (!this.#actor.owns(this.#run)) return false;
+    const done = change();
+    return done instanceof Promise ? done.then(owned) : true;
   }
 }
 

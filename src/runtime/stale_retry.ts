@@ -47,8 +47,28 @@ export function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
   return first.catch((error: unknown) => replan(attempt, error));
 }
 
+/**
+ * {@link retryStale} for an attempt that may finish at once: a plain value
+ * (a commit that landed in its own tick) comes back as one settled promise,
+ * with no `catch` registered on it; a promise is retried as there.
+ *
+ * @param attempt plans and commits; it must read the actor's state afresh each time
+ * @returns what the successful attempt returned
+ * @throws {FloretError} `storage_failure` when every re-plan lost its race
+ */
+export function retryStaleNow<T>(attempt: () => T | Promise<T>): Promise<T> {
+  let first: T | Promise<T>;
+  try {
+    first = attempt();
+  } catch (error) {
+    return replan(attempt, error);
+  }
+  if (!(first instanceof Promise)) return Promise.resolve(first);
+  return first.catch((error: unknown) => replan(attempt, error));
+}
+
 /** The attempts after a first one that threw `error`. */
-async function replan<T>(attempt: () => Promise<T>, error: unknown): Promise<T> {
+async function replan<T>(attempt: () => T | Promise<T>, error: unknown): Promise<T> {
   for (let replans = 0;; replans++) {
     if (!(error instanceof StaleThreadError)) throw error;
     if (replans >= MAX_STALE_REPLANS) {

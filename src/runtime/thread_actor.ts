@@ -6,18 +6,15 @@
  *
  * @module
  */
-import { nowIso } from "../journal/now_iso.ts";
 import { CommandLock } from "./command_lock.ts";
 import { StatusWakeup } from "./status_wakeup.ts";
-import { stampEntries } from "../journal/entry_stamp.ts";
 import { FloretError } from "../errors.ts";
-import type { Entry, NewEntry } from "../journal/entries.ts";
+import type { Entry } from "../journal/entries.ts";
 import type { Agent } from "../config/agent.ts";
 import type { ContextReader } from "../projection/context_model.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import { viewContext } from "./context_figures.ts";
-import type { Journal, RequestRecord, VersionedRecord } from "../journal/journal.ts";
-import type { KvKey } from "../spi/kv_store.ts";
+import type { Journal, VersionedRecord } from "../journal/journal.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -32,23 +29,13 @@ import { queuedView, ViewContextCache, type ViewFigures, viewSnapshot } from "./
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
-import { canSettleAbandoned, type Ownership, stampLease } from "./ownership.ts";
+import { canSettleAbandoned, type Ownership } from "./ownership.ts";
+import { type ActorChange, stampChange } from "./actor_change.ts";
 
-/** One change to commit: the new record and what goes with it. */
-export interface ActorChange {
-  /** The new record; `null` appends entries under a check of the current one (see Journal.commit). */
-  record: ThreadRecord | null;
-  entries?: NewEntry[];
-  request?: { scope: string; key: string; value: RequestRecord };
-  set?: { key: KvKey; value: unknown }[];
-  delete?: KvKey[];
-  /**
-   * The entries (and their array) were built for this commit alone and nobody
-   * else holds them (a run's step and results): the actor stamps `seq` and
-   * `at` on them instead of copying each one. A re-plan stamps them again.
-   */
-  fresh?: boolean;
-}
+export type { ActorChange } from "./actor_change.ts";
+
+/** The outcome of every commit that landed in its own tick (settled promises are immutable). */
+const LANDED: Promise<void> = Promise.resolve();
 
 /** The in-process owner of one thread. */
 export class ThreadActor {
@@ -188,6 +175,14 @@ export class ThreadActor {
     return this.#lock.run(fn);
   }
 
+  /**
+   * {@link exclusive}, except that a command finding the lock free and finishing at once gives
+   * its value back as it is, with no promise made for it (see `CommandLock.runNow`).
+   */
+  exclusiveNow<T>(fn: () => T | Promise<T>): T | Promise<T> {
+    return this.#lock.runNow(fn);
+  }
+
   readonly #lock = new CommandLock(() => this.#unsure, () => this.#reload());
 
   /** Nothing runs, waits or listens: the actor may be dropped from memory. */
@@ -203,18 +198,22 @@ export class ThreadActor {
    * @throws {StaleThreadError} when another writer got there first (the actor has reloaded)
    */
   commit(change: ActorChange): Promise<void> {
-    // Not async: every step commits twice, and the journal's promise serves as is.
-    let seq = this.#lastSeq;
-    let entries: Entry[];
-    let record: ThreadRecord | null;
+    let landed: void | Promise<void>;
     try {
-      entries = stampEntries(change.entries ?? [], change.fresh === true, seq, nowIso());
-      seq += entries.length;
-      // The commit's own copy of the record: its seq and lease are stamped on it.
-      record = change.record && stampLease({ ...change.record, seq }, this.ownership);
+      landed = this.commitLanded(change);
     } catch (error) {
       return Promise.reject(error);
     }
+    return landed instanceof Promise ? landed : LANDED;
+  }
+
+  /**
+   * {@link commit}, except that a commit landing in this tick (the memory store) returns nothing
+   * and its failure throws: hot callers go on at once. Must run inside {@link exclusive}.
+   */
+  commitLanded(change: ActorChange): void | Promise<void> {
+    // Not async: every step commits twice, and the journal's promise serves as is.
+    const { entries, record, seq } = stampChange(change, this.#lastSeq, this.ownership);
     const threadCommit = {
       expected: this.#current,
       record,
@@ -224,18 +223,14 @@ export class ThreadActor {
       delete: change.delete,
     };
     if (this.journal.commitsNow) {
-      // A synchronous store (memory): land in this tick, one settled promise per commit.
+      // A synchronous store (memory): land in this tick, with no promise at all.
       let version: string | null;
       try {
         version = this.journal.commitNow(threadCommit);
       } catch (error) {
-        return Promise.reject(this.#failed(error));
+        throw this.#failed(error);
       }
-      try {
-        return Promise.resolve(this.#landed(version, record, entries, seq));
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      return this.#landed(version, record, entries, seq);
     }
     return this.journal.commit(threadCommit).then(
       (version) => this.#landed(version, record, entries, seq),
@@ -275,7 +270,8 @@ export class ThreadActor {
     // An append (every step of a run) keeps the record, so the status cannot have moved, nor
     // the title, unless a pending claim's deadline passed meanwhile (titleStateOf reads the clock).
     if (record || this.record.titleStatus === "pending") {
-      if (titleKeyOf(this.record) !== this.#titleShown) this.#publishTitle();
+      const titleKey = titleKeyOf(this.record);
+      if (titleKey !== this.#titleShown) this.#publishTitle(titleKey);
     }
     if (record && this.status !== statusBefore) this.publishStatus();
   }
@@ -287,10 +283,13 @@ export class ThreadActor {
 
   /** Publishes the status and queue components and wakes status waiters. */
   publishStatus(): void {
-    this.publisher.pushHeard(() => [
-      { op: "component", name: "status", value: this.status },
-      { op: "component", name: "queue", value: this.queueView() },
-    ]);
+    // The ops' closure is made only when someone listens (every turn publishes several times).
+    if (this.publisher.hasSubscribers) {
+      this.publisher.pushHeard(() => [
+        { op: "component", name: "status", value: this.status },
+        { op: "component", name: "queue", value: this.queueView() },
+      ]);
+    } else this.publisher.touch();
     this.#statusChange.wakeAll();
   }
 
@@ -364,9 +363,12 @@ export class ThreadActor {
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
     this.#runProgress = progress;
-    this.publisher.pushHeard(() => [
-      { op: "component", name: "runProgress", value: progress ? { ...progress } : null },
-    ]);
+    // The ops' closure is made only when someone listens (this runs twice per step).
+    if (this.publisher.hasSubscribers) {
+      this.publisher.pushHeard(() => [
+        { op: "component", name: "runProgress", value: progress ? { ...progress } : null },
+      ]);
+    } else this.publisher.touch();
   }
 
   /** Resolves at the next status change. */
@@ -406,8 +408,8 @@ export class ThreadActor {
 
   #titleShown: string | undefined;
 
-  #publishTitle(): void {
-    this.#titleShown = titleKeyOf(this.record);
+  #publishTitle(titleKey: string): void {
+    this.#titleShown = titleKey;
     this.publisher.pushHeard(() => titleOps(this.record));
   }
 

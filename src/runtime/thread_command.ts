@@ -26,8 +26,22 @@ export interface ThreadCommand<T> extends CommandKey {
  * @throws {FloretError} `host_closed`, `thread_not_found`, `request_conflict`,
  *   `storage_failure` (the thread kept changing), or the command's own
  */
-export async function threadCommand<T>(ctx: ServiceContext, command: ThreadCommand<T>): Promise<T> {
-  const actor = await ctx.actors.get(command.threadId);
+export function threadCommand<T>(ctx: ServiceContext, command: ThreadCommand<T>): Promise<T> {
+  // An actor in memory (nearly always: the thread was just created or used) is taken as it
+  // is, without the async lookup's frame and its turn of the queue.
+  const actor = ctx.actors.loaded(command.threadId);
+  if (actor === undefined) {
+    return ctx.actors.get(command.threadId).then((loaded) => commandOn(ctx, loaded, command));
+  }
+  return commandOn(ctx, actor, command);
+}
+
+/** {@link threadCommand} on the thread's actor. */
+function commandOn<T>(
+  ctx: ServiceContext,
+  actor: ThreadActor,
+  command: ThreadCommand<T>,
+): Promise<T> {
   return retryStale(() =>
     actor.exclusive(async () => {
       ctx.assertOpen();

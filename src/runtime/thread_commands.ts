@@ -5,11 +5,11 @@
  */
 import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
+import { fingerprintNow } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
 import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { claimOf, commandKey, replayOf } from "./request_keys.ts";
+import { claimOf, type CommandKey, commandKey, commandKeyNow, replayOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { viewCommand } from "./thread_command.ts";
 import { retryStale, StaleThreadError } from "./stale_retry.ts";
@@ -18,14 +18,26 @@ import type { ThreadView } from "../projection/view_types.ts";
 import { hostTitle } from "./titles.ts";
 
 /** Creates an empty thread. */
-export async function create(
+export function create(
   ctx: ServiceContext,
   command: { requestKey: string; title?: string },
 ): Promise<{ threadId: string; view: ThreadView }> {
   const scoped = { threadId: STORE_SCOPE, requestKey: command.requestKey };
+  // Where the runtime hashes synchronously, the key is there at once: no await for it.
   const key = command.title === undefined
-    ? { ...scoped, op: "create", fingerprint: await untitledFingerprint() }
-    : await commandKey(scoped, "create", { title: command.title });
+    ? untitledKey(command.requestKey)
+    : commandKeyNow(scoped, "create", { title: command.title });
+  return key instanceof Promise
+    ? key.then((known) => createKeyed(ctx, command, known))
+    : createKeyed(ctx, command, key);
+}
+
+/** {@link create} with its request key. */
+function createKeyed(
+  ctx: ServiceContext,
+  command: { requestKey: string; title?: string },
+  key: CommandKey,
+): Promise<{ threadId: string; view: ThreadView }> {
   return retryStale(async () => {
     ctx.assertOpen();
     const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
@@ -43,27 +55,29 @@ export async function create(
       queue: [],
     };
     if (command.title !== undefined) Object.assign(record, hostTitle(record, command.title));
-    const version = await ctx.journal.commit({
-      expected: null,
-      record,
-      request: claimOf(key, { threadId: record.id }),
-    });
+    const change = { expected: null, record, request: claimOf(key, { threadId: record.id }) };
+    // A synchronous store (memory) answers in this tick: no await of a value already there.
+    const version = ctx.journal.commitsNow
+      ? ctx.journal.commitNow(change)
+      : await ctx.journal.commit(change);
     // A lost race means another caller claimed the key first: the next attempt replays it.
     if (version === null) throw new StaleThreadError(record.id);
-    return {
-      threadId: record.id,
-      view: (await ctx.actors.created({ record, version })).snapshot(),
-    };
+    const made = ctx.actors.created({ record, version });
+    return { threadId: record.id, view: (made instanceof Promise ? await made : made).snapshot() };
   });
 }
 
 // Every untitled create has the same input, `{ title: null }`: its SHA-256 is taken once.
-let untitled: Promise<string> | undefined;
+let untitled: string | undefined;
 
-/** The fingerprint of an untitled create's input (what `commandKey` would compute for it). */
-function untitledFingerprint(): Promise<string> {
-  untitled ??= fingerprintOf({ title: null });
-  return untitled;
+/** The key of an untitled create (what `commandKey` computes for its input). */
+function untitledKey(requestKey: string): CommandKey | Promise<CommandKey> {
+  untitled ??= fingerprintNow({ title: null });
+  if (untitled === undefined) {
+    return commandKey({ threadId: STORE_SCOPE, requestKey }, "create", { title: null });
+  }
+  // A literal in commandKey's key order, not a spread (which copies through the runtime).
+  return { threadId: STORE_SCOPE, requestKey, op: "create", fingerprint: untitled };
 }
 
 /** Sets a thread's title. */

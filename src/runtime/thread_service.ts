@@ -165,17 +165,18 @@ export function createThreadService(
   // Every failure, validation included, arrives as a rejected promise, and
   // as a FloretError: the one place a stray error is given a code.
   // Not async: each command would pay an async frame and an await more than it needs.
-  const guarded =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
-      let result: Promise<R>;
-      try {
-        ctx.assertOpen();
-        result = fn(...args);
-      } catch (error) {
-        return Promise.reject(asFloretError(error));
-      }
-      return result.then(undefined, rethrowAsFloretError);
-    };
+  // Two plain parameters rather than a rest array spread into the call (every
+  // command and query takes one or two): no array per call.
+  const guarded = <A, B, R>(fn: (a: A, b: B) => Promise<R>) => (a: A, b?: B): Promise<R> => {
+    let result: Promise<R>;
+    try {
+      ctx.assertOpen();
+      result = fn(a, b as B);
+    } catch (error) {
+      return Promise.reject(asFloretError(error));
+    }
+    return result.then(undefined, rethrowAsFloretError);
+  };
 
   const waitGuarded = guarded((
     threadId: string,

@@ -26,6 +26,12 @@ export interface AgentResolver {
    * `known` is the thread's record as the caller holds it, if it does.
    */
   resolveAgent(threadId: string, turnId: string, known?: ThreadRecord): Promise<Agent>;
+  /**
+   * The agent {@link resolveAgent} would resolve for a thread whose record is
+   * `known`, when it is known without waiting (the host's one agent, for a
+   * thread that is no sub-agent's child); otherwise `undefined`.
+   */
+  agentNow?(known: ThreadRecord): Agent | undefined;
   /** A first message's admission claimed a generated title: start its request. */
   titleClaimed?(threadId: string, agent: Agent, input: AdmittedInput, generation: number): void;
 }
@@ -75,15 +81,47 @@ export function queuedAdmission(item: QueuedItem, actor: ThreadActor): Admission
  * @throws {FloretError} `invalid_input` when the input has images the model does not take;
  *   whatever the agent factory throws
  */
-export async function prepareTurn(
+export function prepareTurn(
   resolver: AgentResolver,
   threadId: string,
   input: AdmittedInput | undefined,
   known?: ThreadRecord,
 ): Promise<PreparedTurn> {
+  try {
+    const prepared = preparedNow(resolver, threadId, input, known);
+    return prepared instanceof Promise ? prepared : Promise.resolve(prepared);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * {@link prepareTurn}, answered at once when the agent is known without
+ * waiting (see {@link AgentResolver.agentNow}): an admission then goes on in
+ * the same turn of the queue. Throws what `prepareTurn` rejects with.
+ */
+function preparedNow(
+  resolver: AgentResolver,
+  threadId: string,
+  input: AdmittedInput | undefined,
+  known: ThreadRecord | undefined,
+): PreparedTurn | Promise<PreparedTurn> {
   const turnId = newId("turn");
   const runId = newId("run");
-  const agent = await resolver.resolveAgent(threadId, turnId, known);
+  const agent = known === undefined ? undefined : resolver.agentNow?.(known);
+  if (agent !== undefined) return preparedWith(turnId, runId, agent, input);
+  return resolver.resolveAgent(threadId, turnId, known).then((resolved) =>
+    preparedWith(turnId, runId, resolved, input)
+  );
+}
+
+/** The prepared turn, once its agent is known. */
+function preparedWith(
+  turnId: string,
+  runId: string,
+  agent: Agent,
+  input: AdmittedInput | undefined,
+): PreparedTurn {
   if (input?.attachments?.length && agent.gateway.info.capabilities?.images === false) {
     throw new FloretError(
       "invalid_input",
@@ -111,8 +149,9 @@ export async function admitTurn(
   admission: Admission,
   prepared?: PreparedTurn,
 ): Promise<ActiveRun> {
-  const { turnId, runId, agent } = prepared ??
-    await prepareTurn(resolver, actor.threadId, admission.input, actor.record);
+  let ready = prepared ?? preparedNow(resolver, actor.threadId, admission.input, actor.record);
+  if (ready instanceof Promise) ready = await ready;
+  const { turnId, runId, agent } = ready;
   const started: NewEntry = {
     kind: "turn_started",
     turnId,
@@ -155,16 +194,20 @@ export async function admitTurn(
   record.active = { turnId, runId };
   record.lastTurn = { turnId, retryable: !admission.compaction };
   record.updatedAt = nowIso();
-  await actor.commit({
+  // A commit that lands in this tick (a synchronous store) is not awaited.
+  const landed = actor.commitLanded({
     record,
     entries,
     // Made here for this commit alone, unless a hand-over's end comes first: stamped in place.
     fresh: before === undefined,
+    // firstMessageTitle's copy, made for this commit.
+    ownRecord: true,
     request: admission.claim?.(turnId),
     set: titled.claim === undefined
       ? undefined
       : [{ key: keys.titlePending(actor.threadId), value: {} }],
   });
+  if (landed instanceof Promise) await landed;
   const run = new ActiveRun(
     turnId,
     runId,

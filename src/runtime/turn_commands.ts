@@ -11,7 +11,7 @@ import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
 import type { QueuedItem } from "../journal/thread_record.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { queuedItem } from "./queue_commands.ts";
-import { claimOf, commandKey } from "./request_keys.ts";
+import { claimOf, type CommandKey, commandKey, commandKeyNow } from "./request_keys.ts";
 import { driveRuns } from "./run_driver.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { settleOrphan } from "./settle_turn.ts";
@@ -37,13 +37,30 @@ export interface SendResult {
 }
 
 /** Admits a turn, or queues the input when the thread is busy. */
-export async function send(ctx: ServiceContext, command: SendCommand): Promise<SendResult> {
-  const { threadId, requestKey } = command;
+export function send(ctx: ServiceContext, command: SendCommand): Promise<SendResult> {
   const input: AdmittedInput = { text: command.input.text };
   if (command.input.attachments?.length) input.attachments = command.input.attachments;
-  const key = await commandKey(command, "send", input);
+  // Where the runtime hashes synchronously, the key is there at once: no await for it.
+  const key = commandKeyNow(command, "send", input);
+  return key instanceof Promise
+    ? key.then((known) => sendKeyed(ctx, command, input, known))
+    : sendKeyed(ctx, command, input, key);
+}
+
+/** {@link send} with its request key. */
+function sendKeyed(
+  ctx: ServiceContext,
+  command: SendCommand,
+  input: AdmittedInput,
+  key: CommandKey,
+): Promise<SendResult> {
+  const { threadId, requestKey } = command;
   return threadCommand(ctx, {
-    ...key,
+    // The key's fields one by one, not a spread (which copies through the runtime).
+    threadId: key.threadId,
+    requestKey: key.requestKey,
+    op: key.op,
+    fingerprint: key.fingerprint,
     // Methods, not arrow properties: under tsx (esbuild keepNames) an arrow
     // property is wrapped to name it, which every send would pay.
     replay(result, actor) {

@@ -98,7 +98,9 @@ export async function endTurn(
   const { record, entries: ended } = ending(actor.record);
   // Every entry here was made for this commit alone (the run's last step, as its other
   // steps are, and the records planned just now): stamped in place, not copied.
-  await actor.commit({ record, entries: ended, fresh: true });
+  // A commit that lands in this tick (a synchronous store) is not awaited.
+  const landed = actor.commitLanded({ record, entries: ended, fresh: true, ownRecord: true });
+  if (landed instanceof Promise) await landed;
   return undefined;
 }
 
