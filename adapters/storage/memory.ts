@@ -25,7 +25,9 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
+  OwnedCheck,
   OwnedPlan,
+  OwnedWrite,
   PlannedCommitStore,
 } from "@floret/engine/spi";
 import { SortedIndex } from "./sorted_index.ts";
@@ -49,11 +51,6 @@ function idBytes(id: string): Uint8Array {
   const bytes = new Uint8Array(id.length);
   for (let i = 0; i < id.length; i++) bytes[i] = id.charCodeAt(i);
   return bytes;
-}
-
-/** A planned key's map id: the planner's when it gave one (see OwnedWrite.id), else derived. */
-function idOf(item: { key: Uint8Array; id?: string }): string {
-  return item.id ?? bytesToMapKey(item.key);
 }
 
 function toEntry(id: string, slot: Slot): KvEntry {
@@ -120,15 +117,18 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
   };
 
   const apply = (plan: CommitPlan | OwnedPlan): KvCommitResult => {
+    // A planned key's map id is the planner's when it gave one (see OwnedWrite.id), else derived.
     for (const check of plan.checks) {
-      const current = slots.get(idOf(check))?.version ?? null;
+      const current = slots.get((check as OwnedCheck).id ?? bytesToMapKey(check.key))?.version ??
+        null;
       if (current !== check.version) return { ok: false };
     }
     counter += 1;
     const version = formatVersion(counter);
     for (const write of plan.writes) {
-      if (write.value === null) remove(idOf(write));
-      else put(idOf(write), write.value, version);
+      const id = (write as OwnedWrite).id ?? bytesToMapKey(write.key);
+      if (write.value === null) remove(id);
+      else put(id, write.value, version);
     }
     return { ok: true, version };
   };
