@@ -327,3 +327,37 @@ test("an entry's key made on read is still checked against the commit's other ke
     (error: { code?: string }) => error.code === "invalid_input",
   );
 });
+
+test("a deferred JSON value is stored as the UTF-8 bytes of its text, made once at the first read", async () => {
+  const store = memoryStore();
+  const planned = plannedCommitOf(store)!;
+  let made = 0;
+  const deferred = {
+    json: () => {
+      made++;
+      return '{"kind":"steer","text":"é"}';
+    },
+  };
+  const result = planned({ checks: [], writes: [{ key: encodeKey(["d"]), value: deferred }] });
+  assert.equal(made, 0);
+  const expected = new TextEncoder().encode('{"kind":"steer","text":"é"}');
+  const [first] = await store.getMany([["d"]]);
+  assert.deepEqual(first?.value, expected);
+  first!.value[0] = 0;
+  const [listed] = await store.list({ prefix: [] });
+  assert.deepEqual(listed.value, expected);
+  assert.equal(listed.version, (result as { version: string }).version);
+  assert.equal(made, 1);
+  await store.close();
+});
+
+test("an entry's planned value is deferred: its text is the entry's JSON", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const { encodeText } = await import("../src/journal/codec.ts");
+  const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
+  const entry = { kind: "steer", seq: 4, at: "2026-12-01T00:00:03.000Z", text: "m" } as never;
+  const [write] = planOf({ expected, record: null, entries: [entry] }).writes;
+  assert.equal(typeof write.value, "object");
+  assert.ok(!(write.value instanceof Uint8Array));
+  assert.equal((write.value as { json(): string }).json(), encodeText(entry));
+});

@@ -10,7 +10,7 @@
 import type { KvCommit, KvKey } from "../spi/kv_store.ts";
 import { encodeKey, encodeKeyWithNumber, numberPartString } from "../spi/key_codec.ts";
 import { bytesToMapKey } from "../spi/kv_commit_plan.ts";
-import type { OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
+import type { DeferredJson, OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
 import { encodeText, encodeValue } from "./codec.ts";
 import type { Entry } from "./entries.ts";
 import type { ThreadCommit } from "./journal.ts";
@@ -190,24 +190,33 @@ function threadKeysOf(threadId: string): ThreadKeys {
 
 /**
  * An entry's write: its id (the thread's cached prefix id and the seq's
- * part) and JSON text. Its key's bytes are made only if read: the memory
- * store goes by the id, and a plan's duplicate check compares keys only
- * between two or more writes, so an append's single entry never makes them.
+ * part) and the entry as a {@link DeferredJson} (itself): a store that keeps
+ * values in memory holds the entry and makes its JSON text only if the entry
+ * is read, as most never are; JSON.stringify was the largest single cost of a
+ * step's commit. Entries are never changed once committed (a projection copies
+ * what it keeps), so the text is the one an eager encoding would have made.
+ * Its key's bytes are made only if read: the memory store goes by the id, and
+ * a plan's duplicate check compares keys only between two or more writes, so
+ * an append's single entry never makes them.
  */
-class EntryWrite implements OwnedWrite {
+class EntryWrite implements OwnedWrite, DeferredJson {
   readonly id: string;
-  readonly value: string;
+  readonly value: DeferredJson;
+  readonly #entry: Entry;
   readonly #prefix: Uint8Array;
-  readonly #seq: number;
   constructor(cached: ThreadKeys, entry: Entry) {
     this.id = cached.entriesId + numberPartString(entry.seq);
-    this.value = encodeText(entry);
+    this.value = this;
+    this.#entry = entry;
     this.#prefix = cached.entries;
-    this.#seq = entry.seq;
+  }
+  /** The entry's JSON text (see codec.ts), made on each call. */
+  json(): string {
+    return encodeText(this.#entry);
   }
   /** `encodeKey(keys.entry(threadId, seq))`, fresh on each read. */
   get key(): Uint8Array {
-    return encodeKeyWithNumber(this.#prefix, this.#seq);
+    return encodeKeyWithNumber(this.#prefix, this.#entry.seq);
   }
 }
 
