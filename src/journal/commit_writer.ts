@@ -73,15 +73,19 @@ class PlanSink implements CommitSink {
   readonly #checks: OwnedCheck[] = [];
   readonly #writes: OwnedWrite[] = [];
   #deletes: OwnedWrite[] | undefined;
+  // Every key goes with its map id: the store needs it anyway, and the plan's
+  // duplicate check then compares ids (see checkedOwnPlan).
   check(key: KvKey, version: string | null): void {
-    this.#checks.push({ key: encodeKey(key), version });
+    const bytes = encodeKey(key);
+    this.#checks.push({ key: bytes, id: bytesToMapKey(bytes), version });
   }
   checkThread(threadId: string, version: string | null): void {
     const cached = threadKeysOf(threadId);
     this.#checks.push({ key: cached.thread, id: cached.threadId, version });
   }
   set(key: KvKey, value: unknown): void {
-    this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
+    const bytes = encodeKey(key);
+    this.#writes.push({ key: bytes, id: bytesToMapKey(bytes), value: encodeText(value) });
   }
   setThread(threadId: string, record: ThreadRecord): void {
     const cached = threadKeysOf(threadId);
@@ -99,10 +103,12 @@ class PlanSink implements CommitSink {
   }
   mark(key: KvKey): void {
     // Empty text stands for zero bytes: no buffer made (or kept by the store) per marker.
-    this.#writes.push({ key: encodeKey(key), value: "" });
+    const bytes = encodeKey(key);
+    this.#writes.push({ key: bytes, id: bytesToMapKey(bytes), value: "" });
   }
   remove(key: KvKey): void {
-    (this.#deletes ??= []).push({ key: encodeKey(key), value: null });
+    const bytes = encodeKey(key);
+    (this.#deletes ??= []).push({ key: bytes, id: bytesToMapKey(bytes), value: null });
   }
   /** Sets first, then deletes, as a plan orders them. */
   plan(): OwnedPlan {
