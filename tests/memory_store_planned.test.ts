@@ -351,7 +351,7 @@ test("a deferred JSON value is stored as the UTF-8 bytes of its text, made once 
   await store.close();
 });
 
-test("an entry's planned value is deferred: its text is the entry's JSON", async () => {
+test("an entry's and a record's planned values are deferred: their text is their JSON", async () => {
   const { planOf } = await import("../src/journal/commit_writer.ts");
   const { encodeText } = await import("../src/journal/codec.ts");
   const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
@@ -360,6 +360,19 @@ test("an entry's planned value is deferred: its text is the entry's JSON", async
   assert.equal(typeof write.value, "object");
   assert.ok(!(write.value instanceof Uint8Array));
   assert.equal((write.value as { json(): string }).json(), encodeText(entry));
+  // A commit's thread record likewise; the request's value stays eager text (a caller gets its result).
+  const next = record(4, "2026-12-01T00:00:04.000Z", true);
+  const plan = planOf({
+    expected,
+    record: next,
+    request: { scope: "t1", key: "k", value: { op: "send", fingerprint: "f", result: {} } },
+  });
+  const deferred = plan.writes.filter((w) => typeof w.value === "object" && w.value !== null);
+  assert.equal(deferred.length, 1);
+  assert.equal((deferred[0].value as { json(): string }).json(), encodeText(next));
+  assert.ok(
+    plan.writes.some((w) => w.value === encodeText({ op: "send", fingerprint: "f", result: {} })),
+  );
 });
 
 test("checkedOwnPlan finds a key written twice by ids when every write has one, else by bytes", async () => {

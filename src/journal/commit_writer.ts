@@ -89,7 +89,7 @@ class PlanSink implements CommitSink {
   }
   setThread(threadId: string, record: ThreadRecord): void {
     const cached = threadKeysOf(threadId);
-    this.#writes.push({ key: cached.thread, id: cached.threadId, value: encodeText(record) });
+    this.#writes.push({ key: cached.thread, id: cached.threadId, value: new RecordJson(record) });
   }
   setEntry(threadId: string, entry: Entry): void {
     this.#writes.push(entryWrite(threadKeysOf(threadId), entry));
@@ -223,6 +223,22 @@ class EntryWrite implements OwnedWrite, DeferredJson {
   /** `encodeKey(keys.entry(threadId, seq))`, fresh on each read. */
   get key(): Uint8Array {
     return encodeKeyWithNumber(this.#prefix, this.#entry.seq);
+  }
+}
+
+/**
+ * A thread record as {@link DeferredJson}: its text made when the store reads
+ * it. A commit's record is a new object that nothing changes afterwards (the
+ * next commit copies it), like an entry.
+ */
+class RecordJson implements DeferredJson {
+  readonly #record: ThreadRecord;
+  constructor(record: ThreadRecord) {
+    this.#record = record;
+  }
+  /** The record's JSON text (see codec.ts), made on each call. */
+  json(): string {
+    return encodeText(this.#record);
   }
 }
 
