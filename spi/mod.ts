@@ -63,6 +63,7 @@ export {
 export type { CommitPlan, PlannedCheck, PlannedWrite } from "../src/spi/kv_commit_plan.ts";
 export { PLANNED_COMMIT } from "../src/spi/kv_planned_commit.ts";
 export type {
+  DeferredJson,
   OwnedCheck,
   OwnedPlan,
   OwnedWrite,

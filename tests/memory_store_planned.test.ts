@@ -266,7 +266,7 @@ test("the planned version read answers as getMany does, closed store included; a
   await assert.rejects(viaWrapper.threadVersion("t1"), { code: "storage_failure" });
 });
 
-test("a thread commit's plan carries each key's map id exactly where it has one", async () => {
+test("a thread commit's plan carries every key's map id", async () => {
   const { planOf } = await import("../src/journal/commit_writer.ts");
   const { bytesToMapKey } = await import("../src/spi/kv_commit_plan.ts");
   const first = record(0, "2026-12-01T00:00:01.000Z", false);
@@ -279,11 +279,11 @@ test("a thread commit's plan carries each key's map id exactly where it has one"
     entries,
     request: { scope: "t1", key: "send-1", value: { op: "send", fingerprint: "f", result: {} } },
   });
-  const withId = [...plan.checks, ...plan.writes].filter((item) => item.id !== undefined);
-  // The record's and the request's check and write, and one per entry.
-  assert.equal(withId.length, 4 + entries.length);
+  // The record's and the request's check and write, one per entry, and three markers (the
+  // old updated one removed, the new one and the active one set).
+  assert.equal(plan.checks.length + plan.writes.length, 7 + entries.length);
   for (const item of [...plan.checks, ...plan.writes]) {
-    if (item.id !== undefined) assert.equal(item.id, bytesToMapKey(item.key));
+    assert.equal(item.id, bytesToMapKey(item.key));
   }
   // Markers are empty text (zero bytes), the request's check and write share one key.
   assert.ok(plan.writes.some((write) => write.value === ""));
@@ -324,6 +324,80 @@ test("an entry's key made on read is still checked against the commit's other ke
       checkedOwnPlan(
         planOf({ expected, record: null, entries, set: [{ key: ["entry", "t1", 4], value: 1 }] }),
       ),
+    (error: { code?: string }) => error.code === "invalid_input",
+  );
+});
+
+test("a deferred JSON value is stored as the UTF-8 bytes of its text, made once at the first read", async () => {
+  const store = memoryStore();
+  const planned = plannedCommitOf(store)!;
+  let made = 0;
+  const deferred = {
+    json: () => {
+      made++;
+      return '{"kind":"steer","text":"é"}';
+    },
+  };
+  const result = planned({ checks: [], writes: [{ key: encodeKey(["d"]), value: deferred }] });
+  assert.equal(made, 0);
+  const expected = new TextEncoder().encode('{"kind":"steer","text":"é"}');
+  const [first] = await store.getMany([["d"]]);
+  assert.deepEqual(first?.value, expected);
+  first!.value[0] = 0;
+  const [listed] = await store.list({ prefix: [] });
+  assert.deepEqual(listed.value, expected);
+  assert.equal(listed.version, (result as { version: string }).version);
+  assert.equal(made, 1);
+  await store.close();
+});
+
+test("an entry's and a record's planned values are deferred: their text is their JSON", async () => {
+  const { planOf } = await import("../src/journal/commit_writer.ts");
+  const { encodeText } = await import("../src/journal/codec.ts");
+  const expected = { record: record(3, "2026-12-01T00:00:02.000Z", true), version: "v3" };
+  const entry = { kind: "steer", seq: 4, at: "2026-12-01T00:00:03.000Z", text: "m" } as never;
+  const [write] = planOf({ expected, record: null, entries: [entry] }).writes;
+  assert.equal(typeof write.value, "object");
+  assert.ok(!(write.value instanceof Uint8Array));
+  assert.equal((write.value as { json(): string }).json(), encodeText(entry));
+  // A commit's thread record likewise; the request's value stays eager text (a caller gets its result).
+  const next = record(4, "2026-12-01T00:00:04.000Z", true);
+  const plan = planOf({
+    expected,
+    record: next,
+    request: { scope: "t1", key: "k", value: { op: "send", fingerprint: "f", result: {} } },
+  });
+  const deferred = plan.writes.filter((w) => typeof w.value === "object" && w.value !== null);
+  assert.equal(deferred.length, 1);
+  assert.equal((deferred[0].value as { json(): string }).json(), encodeText(next));
+  assert.ok(
+    plan.writes.some((w) => w.value === encodeText({ op: "send", fingerprint: "f", result: {} })),
+  );
+});
+
+test("checkedOwnPlan finds a key written twice by ids when every write has one, else by bytes", async () => {
+  const { checkedOwnPlan, bytesToMapKey } = await import("../src/spi/kv_commit_plan.ts");
+  const written = (n: number, withIds: boolean, repeat?: [number, number]) => ({
+    writes: Array.from({ length: n }, (_, i) => {
+      const key = encodeKey(["k", repeat && i === repeat[1] ? repeat[0] : i]);
+      return withIds ? { key, id: bytesToMapKey(key), value: "" } : { key, value: "" };
+    }),
+  });
+  for (const n of [2, 16, 17, 40]) {
+    for (const withIds of [true, false]) {
+      const plan = written(n, withIds);
+      assert.equal(checkedOwnPlan(plan), plan);
+      assert.throws(
+        () => checkedOwnPlan(written(n, withIds, [0, n - 1])),
+        (error: { code?: string }) => error.code === "invalid_input",
+      );
+    }
+  }
+  // One of the two writes to a key without an id: the bytes are compared.
+  const mixed = written(3, true, [0, 2]);
+  delete (mixed.writes[2] as { id?: string }).id;
+  assert.throws(
+    () => checkedOwnPlan(mixed),
     (error: { code?: string }) => error.code === "invalid_input",
   );
 });

@@ -67,3 +67,25 @@ test("sequential appends under many prefixes, with scattered inserts and removes
   index.insert("a");
   check(index, new Set(["a", "b", "c"]));
 });
+
+test("ids past the last one (markers whose time only grows) go to the end, across chunk splits", () => {
+  const next = random(11);
+  const index = new SortedIndex();
+  const model = new Set<string>();
+  for (let i = 0; i < 3000; i++) {
+    // A growing id past every other, then one scattered below it: the hint never serves the next.
+    const last = `u${i.toString().padStart(6, "0")}`;
+    model.add(last);
+    index.insert(last);
+    const scattered = `e${next().toString(36)}`;
+    if (!model.has(scattered)) {
+      model.add(scattered);
+      index.insert(scattered);
+    }
+    if (i % 7 === 0) {
+      model.delete(last);
+      index.remove(last);
+    }
+  }
+  check(index, model);
+});

@@ -18,6 +18,7 @@ import {
 } from "@floret/engine/spi";
 import type {
   CommitPlan,
+  DeferredJson,
   KvCommit,
   KvCommitResult,
   KvEntry,
@@ -25,7 +26,9 @@ import type {
   KvListOptions,
   KvSelector,
   KvStore,
+  OwnedCheck,
   OwnedPlan,
+  OwnedWrite,
   PlannedCommitStore,
 } from "@floret/engine/spi";
 import { SortedIndex } from "./sorted_index.ts";
@@ -33,9 +36,10 @@ import { SortedIndex } from "./sorted_index.ts";
 // The encoded key lives only as the map's binary-string id: keeping its bytes
 // too would be one more object per stored key for the GC to copy and trace.
 // A value committed through the journal's planned path is its JSON text (one
-// string instead of a buffer per value), encoded to UTF-8 when read.
+// string instead of a buffer per value), or a journal entry whose text is made
+// at its first read (most entries are never read back), encoded to UTF-8 when read.
 interface Slot {
-  value: Uint8Array | string;
+  value: Uint8Array | string | DeferredJson;
   version: string;
 }
 
@@ -51,13 +55,17 @@ function idBytes(id: string): Uint8Array {
   return bytes;
 }
 
-/** A planned key's map id: the planner's when it gave one (see OwnedWrite.id), else derived. */
-function idOf(item: { key: Uint8Array; id?: string }): string {
-  return item.id ?? bytesToMapKey(item.key);
-}
-
 function toEntry(id: string, slot: Slot): KvEntry {
-  const value = typeof slot.value === "string" ? utf8.encode(slot.value) : slot.value.slice();
+  const stored = slot.value;
+  let value: Uint8Array;
+  if (typeof stored === "string") value = utf8.encode(stored);
+  else if (stored instanceof Uint8Array) value = stored.slice();
+  else {
+    // Made once: the slot keeps the text from now on (and lets the entry go).
+    const text = stored.json();
+    slot.value = text;
+    value = utf8.encode(text);
+  }
   return { key: decodeKey(idBytes(id)), value, version: slot.version };
 }
 
@@ -101,7 +109,7 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
     }
   };
 
-  const put = (id: string, value: Uint8Array | string, version: string): void => {
+  const put = (id: string, value: Uint8Array | string | DeferredJson, version: string): void => {
     // JSON.stringify's text is a rope (a tree of the builder's pieces) until something reads
     // it, and the store keeps it for good: reading one char flattens it now, so one string is
     // kept instead of several pieces (~390 instead of ~530 bytes for a 350-byte entry in V8),
@@ -120,15 +128,18 @@ function memoryStoreWithPlannedPath(): PlannedCommitStore {
   };
 
   const apply = (plan: CommitPlan | OwnedPlan): KvCommitResult => {
+    // A planned key's map id is the planner's when it gave one (see OwnedWrite.id), else derived.
     for (const check of plan.checks) {
-      const current = slots.get(idOf(check))?.version ?? null;
+      const current = slots.get((check as OwnedCheck).id ?? bytesToMapKey(check.key))?.version ??
+        null;
       if (current !== check.version) return { ok: false };
     }
     counter += 1;
     const version = formatVersion(counter);
     for (const write of plan.writes) {
-      if (write.value === null) remove(idOf(write));
-      else put(idOf(write), write.value, version);
+      const id = (write as OwnedWrite).id ?? bytesToMapKey(write.key);
+      if (write.value === null) remove(id);
+      else put(id, write.value, version);
     }
     return { ok: true, version };
   };

@@ -30,8 +30,14 @@ export class SortedIndex {
     let c = this.#hintChunk;
     let i = this.#hintIndex + 1;
     if (!this.#fitsAfterHint(id)) {
-      c = Math.min(this.#chunkFor(id), chunks.length - 1);
-      i = lowerBound(chunks[c], id);
+      c = chunks.length - 1;
+      const last = chunks[c];
+      // Past every id (a thread's `updated` marker, whose time only grows): no search.
+      if (last[last.length - 1] < id) i = last.length;
+      else {
+        c = Math.min(this.#chunkFor(id), c);
+        i = lowerBound(chunks[c], id);
+      }
     }
     const chunk = chunks[c];
     if (i === chunk.length) chunk.push(id);

@@ -122,17 +122,25 @@ export function projectRequest(
   for (let i = settled.count; i < listing.count; i++) {
     estimate += listing.settled[i].tokensBy(counter);
   }
-  for (const message of tail) estimate += message.tokensBy(counter);
-  let projected = estimate;
   const confirmed = history.confirmed();
+  // The current exchange in one pass: each message counts toward the estimate,
+  // and toward what the confirmed usage implies when an entry after it made the message.
+  const confirmedSeq = confirmed ? confirmed.seq : Infinity;
+  let newer = 0;
+  for (let i = 0; i < tail.length; i++) {
+    const message = tail[i];
+    const tokens = message.tokensBy(counter);
+    estimate += tokens;
+    if (message.seq !== undefined && message.seq > confirmedSeq) newer += tokens;
+  }
+  let projected = estimate;
   if (confirmed) {
     const usage = confirmed.usage;
     let since = (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) +
-      (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0);
+      (usage.cacheWriteTokens ?? 0) + (usage.outputTokens ?? 0) + newer;
     // No settled message is newer than the confirmed step unless its seq says so.
     const from = confirmed.seq >= settled.maxSeq ? settled.count : 0;
     since += tokensAfter(listing.settled, from, listing.count, confirmed.seq, counter);
-    since += tokensAfter(tail, 0, tail.length, confirmed.seq, counter);
     projected = Math.max(estimate, since);
   }
   const fixed = base + (history.currentInput()?.tokensBy(counter) ?? 0) +

@@ -103,7 +103,10 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
         }
         break;
       case "usage":
-        output.usage = { ...output.usage, ...event.usage };
+        // A copy either way; the first usage (most steps' only one) spreads one object, not two.
+        output.usage = output.usage === undefined
+          ? { ...event.usage }
+          : { ...output.usage, ...event.usage };
         break;
       case "finish":
         output.finish = event.reason;

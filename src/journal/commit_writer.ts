@@ -10,7 +10,7 @@
 import type { KvCommit, KvKey } from "../spi/kv_store.ts";
 import { encodeKey, encodeKeyWithNumber, numberPartString } from "../spi/key_codec.ts";
 import { bytesToMapKey } from "../spi/kv_commit_plan.ts";
-import type { OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
+import type { DeferredJson, OwnedCheck, OwnedPlan, OwnedWrite } from "../spi/kv_planned_commit.ts";
 import { encodeText, encodeValue } from "./codec.ts";
 import type { Entry } from "./entries.ts";
 import type { ThreadCommit } from "./journal.ts";
@@ -73,19 +73,23 @@ class PlanSink implements CommitSink {
   readonly #checks: OwnedCheck[] = [];
   readonly #writes: OwnedWrite[] = [];
   #deletes: OwnedWrite[] | undefined;
+  // Every key goes with its map id: the store needs it anyway, and the plan's
+  // duplicate check then compares ids (see checkedOwnPlan).
   check(key: KvKey, version: string | null): void {
-    this.#checks.push({ key: encodeKey(key), version });
+    const bytes = encodeKey(key);
+    this.#checks.push({ key: bytes, id: bytesToMapKey(bytes), version });
   }
   checkThread(threadId: string, version: string | null): void {
     const cached = threadKeysOf(threadId);
     this.#checks.push({ key: cached.thread, id: cached.threadId, version });
   }
   set(key: KvKey, value: unknown): void {
-    this.#writes.push({ key: encodeKey(key), value: encodeText(value) });
+    const bytes = encodeKey(key);
+    this.#writes.push({ key: bytes, id: bytesToMapKey(bytes), value: encodeText(value) });
   }
   setThread(threadId: string, record: ThreadRecord): void {
     const cached = threadKeysOf(threadId);
-    this.#writes.push({ key: cached.thread, id: cached.threadId, value: encodeText(record) });
+    this.#writes.push({ key: cached.thread, id: cached.threadId, value: new RecordJson(record) });
   }
   setEntry(threadId: string, entry: Entry): void {
     this.#writes.push(entryWrite(threadKeysOf(threadId), entry));
@@ -99,10 +103,12 @@ class PlanSink implements CommitSink {
   }
   mark(key: KvKey): void {
     // Empty text stands for zero bytes: no buffer made (or kept by the store) per marker.
-    this.#writes.push({ key: encodeKey(key), value: "" });
+    const bytes = encodeKey(key);
+    this.#writes.push({ key: bytes, id: bytesToMapKey(bytes), value: "" });
   }
   remove(key: KvKey): void {
-    (this.#deletes ??= []).push({ key: encodeKey(key), value: null });
+    const bytes = encodeKey(key);
+    (this.#deletes ??= []).push({ key: bytes, id: bytesToMapKey(bytes), value: null });
   }
   /** Sets first, then deletes, as a plan orders them. */
   plan(): OwnedPlan {
@@ -190,24 +196,49 @@ function threadKeysOf(threadId: string): ThreadKeys {
 
 /**
  * An entry's write: its id (the thread's cached prefix id and the seq's
- * part) and JSON text. Its key's bytes are made only if read: the memory
- * store goes by the id, and a plan's duplicate check compares keys only
- * between two or more writes, so an append's single entry never makes them.
+ * part) and the entry as a {@link DeferredJson} (itself): a store that keeps
+ * values in memory holds the entry and makes its JSON text only if the entry
+ * is read, as most never are; JSON.stringify was the largest single cost of a
+ * step's commit. Entries are never changed once committed (a projection copies
+ * what it keeps), so the text is the one an eager encoding would have made.
+ * Its key's bytes are made only if read: the memory store goes by the id, and
+ * a plan's duplicate check compares keys only between two or more writes, so
+ * an append's single entry never makes them.
  */
-class EntryWrite implements OwnedWrite {
+class EntryWrite implements OwnedWrite, DeferredJson {
   readonly id: string;
-  readonly value: string;
+  readonly value: DeferredJson;
+  readonly #entry: Entry;
   readonly #prefix: Uint8Array;
-  readonly #seq: number;
   constructor(cached: ThreadKeys, entry: Entry) {
     this.id = cached.entriesId + numberPartString(entry.seq);
-    this.value = encodeText(entry);
+    this.value = this;
+    this.#entry = entry;
     this.#prefix = cached.entries;
-    this.#seq = entry.seq;
+  }
+  /** The entry's JSON text (see codec.ts), made on each call. */
+  json(): string {
+    return encodeText(this.#entry);
   }
   /** `encodeKey(keys.entry(threadId, seq))`, fresh on each read. */
   get key(): Uint8Array {
-    return encodeKeyWithNumber(this.#prefix, this.#seq);
+    return encodeKeyWithNumber(this.#prefix, this.#entry.seq);
+  }
+}
+
+/**
+ * A thread record as {@link DeferredJson}: its text made when the store reads
+ * it. A commit's record is a new object that nothing changes afterwards (the
+ * next commit copies it), like an entry.
+ */
+class RecordJson implements DeferredJson {
+  readonly #record: ThreadRecord;
+  constructor(record: ThreadRecord) {
+    this.#record = record;
+  }
+  /** The record's JSON text (see codec.ts), made on each call. */
+  json(): string {
+    return encodeText(this.#record);
   }
 }
 

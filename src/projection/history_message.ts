@@ -55,7 +55,8 @@ export class HistoryMessage {
    * @returns the count
    */
   tokensBy(counter: TokenCounter): number {
-    if (counter === roughCounter) return this.tokens;
+    // The rough count read in place (not through the getter): every request sums its turn's messages.
+    if (counter === roughCounter) return (this.#tokens ??= roughCounter.message(this.message));
     const counted = this.#counted;
     if (counted?.counter === counter) return counted.tokens;
     const tokens = counter.message(this.message);

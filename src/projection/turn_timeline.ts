@@ -54,13 +54,10 @@ export class TurnTimeline {
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
-    for (const wait of waitEdges(entry)) {
-      const at = Date.parse(entry.at);
-      if (wait.edge === "open") {
-        (this.#openWaits ??= new Map()).set(wait.key, { turnId: wait.turnId, at });
-      } else this.#closeWait(wait.key, at);
-    }
-    if (entry.kind !== "step") return;
+    // Only interaction entries open or close waits: the others (every step's) skip the list.
+    const kind = entry.kind;
+    if (kind === "interaction_opened" || kind === "interaction_resolved") this.#waitsOf(entry);
+    if (kind !== "step") return;
     if (entry.calls.length > 0) {
       // Text before a tool call is an intermediate note, not the answer.
       this.#finals?.delete(entry.turnId);
@@ -70,6 +67,16 @@ export class TurnTimeline {
       const id = itemIds.assistant(entry.runId, entry.step);
       if (ids) ids.push(id);
       else finals.set(entry.turnId, [id]);
+    }
+  }
+
+  /** Opens or closes the waits an interaction entry records. */
+  #waitsOf(entry: Entry): void {
+    for (const wait of waitEdges(entry)) {
+      const at = Date.parse(entry.at);
+      if (wait.edge === "open") {
+        (this.#openWaits ??= new Map()).set(wait.key, { turnId: wait.turnId, at });
+      } else this.#closeWait(wait.key, at);
     }
   }
 

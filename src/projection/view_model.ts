@@ -280,7 +280,8 @@ export class ViewModel {
     this.#itemSeqs[index] = entry.seq;
     settled.ordinal = index;
     this.items.set(index, settled);
-    this.#emit(() => ({ op: "replace", item: settled }));
+    if (this.#sink.hasSubscribers) this.#sink.push({ op: "replace", item: settled });
+    else this.#sink.touch();
   }
 
   #toolResults(entry: ToolResultsEntry): void {
@@ -297,7 +298,8 @@ export class ViewModel {
       const updated = withTool(item, tool);
       this.#itemSeqs[index] = entry.seq;
       this.items.set(index, updated);
-      this.#emit(() => ({ op: "replace", item: updated }));
+      if (this.#sink.hasSubscribers) this.#sink.push({ op: "replace", item: updated });
+      else this.#sink.touch();
     }
   }
 
@@ -473,7 +475,8 @@ export class ViewModel {
     this.#itemIndex.set(item.id, this.items.length);
     this.items.push(item);
     this.#itemSeqs = appended(this.#itemSeqs, seq);
-    this.#emit(() => ({ op: "add", item: { ...item } }));
+    if (this.#sink.hasSubscribers) this.#sink.push({ op: "add", item: { ...item } });
+    else this.#sink.touch();
   }
 
   #reindexFrom(start: number): void {
@@ -484,7 +487,7 @@ export class ViewModel {
     }
   }
 
-  /** Builds the op only when someone listens; otherwise only the version moves. */
+  /** Builds the op only when someone listens (a step's own ops do so in place, no closure each). */
   #emit(make: () => ViewOp): void {
     if (this.#sink.hasSubscribers) this.#sink.push(make());
     else this.#sink.touch();

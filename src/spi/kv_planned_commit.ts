@@ -16,9 +16,9 @@ import type { KvCommitResult, KvKey, KvStore } from "./kv_store.ts";
 /**
  * One write of an {@link OwnedPlan}: as a {@link CommitPlan}'s, except that
  * the value may be text, which stands for its UTF-8 bytes (what `TextEncoder`
- * makes of it). The journal's values are JSON text: a store that keeps the
- * text encodes it only when it is read, and holds one string per value
- * instead of a buffer.
+ * makes of it), or JSON whose text is made on demand. The journal's values
+ * are JSON: a store that keeps the text (or the deferred value) encodes it
+ * only when it is read, and holds one string per value instead of a buffer.
  */
 export interface OwnedWrite {
   /** Encoded key. */
@@ -29,8 +29,22 @@ export interface OwnedWrite {
    * that string then skips converting the bytes. Absent means "derive it".
    */
   id?: string;
-  /** The value's bytes, or text standing for its UTF-8 bytes, or null to delete. */
-  value: Uint8Array | string | null;
+  /**
+   * The value's bytes, or text standing for its UTF-8 bytes, or a
+   * {@link DeferredJson} standing for the UTF-8 bytes of its text, or null to delete.
+   */
+  value: Uint8Array | string | DeferredJson | null;
+}
+
+/**
+ * A JSON value whose text is made only when first asked for: the journal's
+ * entries, which are never changed once committed. A store that keeps values
+ * in memory may keep it as it is and ask for the text when the value is read
+ * (most entries of a memory store never are); any other store asks at once.
+ */
+export interface DeferredJson {
+  /** The value's JSON text, the same on every call. */
+  json(): string;
 }
 
 /** One check of an {@link OwnedPlan}: a {@link PlannedCheck}, with its key's id when known. */
