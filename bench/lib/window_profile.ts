@@ -6,17 +6,18 @@
  * read of the view) on one memory store and host, and `node:inspector`'s
  * Profiler records only the window, written to OUT (a `.cpuprofile`).
  *
- * Run from a checkout: `node --import tsx
- * bench/lib/data/2026-12-02-conv10/window_profile.ts [FROM=101] [TO=320] [OUT=window.cpuprofile]`,
- * then `node --import tsx bench/lib/data/2026-12-02-conv10/layers.ts OUT`.
+ * Run from a checkout: `node --import tsx bench/lib/window_profile.ts [FROM=101] [TO=320]
+ * [OUT=window.cpuprofile]` (env INTERVAL: the sampling interval in µs, 50), then
+ * `npx tsx bench/lib/profile_top.ts OUT 60`, or
+ * `node --import tsx bench/lib/data/2026-12-02-conv10/layers.ts OUT` for the time by engine layer.
  *
  * @module
  */
 import { Session } from "node:inspector/promises";
 import { writeFileSync } from "node:fs";
 import { memoryStore, openHost } from "@floret/engine";
-import { USER_PROMPT } from "../../script.mjs";
-import { counterAgent, summarize } from "../../workload.ts";
+import { USER_PROMPT } from "./script.mjs";
+import { counterAgent, summarize } from "./workload.ts";
 
 const [fromArg, toArg, outArg] = process.argv.slice(2);
 const FROM = Number(fromArg ?? 101);
@@ -26,7 +27,9 @@ const OUT = outArg ?? "window.cpuprofile";
 const session = new Session();
 session.connect();
 await session.post("Profiler.enable");
-await session.post("Profiler.setSamplingInterval", { interval: 50 });
+await session.post("Profiler.setSamplingInterval", {
+  interval: Number(process.env.INTERVAL ?? 50),
+});
 
 const store = memoryStore();
 const host = await openHost({ store });
