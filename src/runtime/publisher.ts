@@ -56,11 +56,15 @@ export class Publisher {
    * Publishes ops built only when someone listens: with no subscriber the
    * flush would drop them, so only the version moves (see {@link touch}).
    *
-   * @param make builds the ops, called at once or not at all
+   * `make` takes its input as an argument, so callers pass a module-level
+   * function and make no closure when nobody listens (several times a step).
+   *
+   * @param make builds the ops from `from`, called at once or not at all
+   * @param from what the ops are built from
    */
-  pushHeard(make: () => readonly ViewOp[]): void {
+  pushHeard<T>(make: (from: T) => readonly ViewOp[], from: T): void {
     if (this.#subscribers === undefined) return this.touch();
-    for (const op of make()) this.push(op);
+    for (const op of make(from)) this.push(op);
   }
 
   /** Records a change without an op (nobody listens): the next flush still moves the version. */

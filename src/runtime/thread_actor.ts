@@ -29,6 +29,7 @@ import { queuedView, ViewContextCache, type ViewFigures, viewSnapshot } from "./
 import type { ActiveRun } from "./active_run.ts";
 import { StaleThreadError } from "./stale_retry.ts";
 import type { RunProgress, ThreadStatus, ThreadView } from "../projection/view_types.ts";
+import { progressOps, statusOps } from "./actor_ops.ts";
 import { canSettleAbandoned, type Ownership } from "./ownership.ts";
 import { type ActorChange, stampChange } from "./actor_change.ts";
 
@@ -283,13 +284,7 @@ export class ThreadActor {
 
   /** Publishes the status and queue components and wakes status waiters. */
   publishStatus(): void {
-    // The ops' closure is made only when someone listens (every turn publishes several times).
-    if (this.publisher.hasSubscribers) {
-      this.publisher.pushHeard(() => [
-        { op: "component", name: "status", value: this.status },
-        { op: "component", name: "queue", value: this.queueView() },
-      ]);
-    } else this.publisher.touch();
+    this.publisher.pushHeard(statusOps, this);
     this.#statusChange.wakeAll();
   }
 
@@ -363,12 +358,7 @@ export class ThreadActor {
   /** Publishes memory-only run progress. */
   setProgress(progress: RunProgress | undefined): void {
     this.#runProgress = progress;
-    // The ops' closure is made only when someone listens (this runs twice per step).
-    if (this.publisher.hasSubscribers) {
-      this.publisher.pushHeard(() => [
-        { op: "component", name: "runProgress", value: progress ? { ...progress } : null },
-      ]);
-    } else this.publisher.touch();
+    this.publisher.pushHeard(progressOps, progress);
   }
 
   /** Resolves at the next status change. */
@@ -410,7 +400,7 @@ export class ThreadActor {
 
   #publishTitle(titleKey: string): void {
     this.#titleShown = titleKey;
-    this.publisher.pushHeard(() => titleOps(this.record));
+    this.publisher.pushHeard(titleOps, this.record);
   }
 
   /** Re-reads the record and the whole path; subscribers are told to resync. */
