@@ -7,37 +7,12 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { type CallFrame, isOurs, readProfile, shortUrl } from "./cpu_profile.ts";
 
 const [file, topArg] = process.argv.slice(2);
 if (!file) throw new Error("usage: profile_top.ts <file.cpuprofile> [top]");
 const top = Number(topArg ?? 25);
-const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
-
-const byId = new Map<number, ProfileNode>();
-const parent = new Map<number, number>();
-for (const node of profile.nodes) {
-  byId.set(node.id, node);
-  for (const child of node.children ?? []) parent.set(child, node.id);
-}
+const { profile, byId, parent } = readProfile(file);
 
 const selfUs = new Map<number, number>();
 let totalUs = 0;
@@ -47,16 +22,8 @@ for (let i = 0; i < profile.samples.length; i++) {
   selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + dt);
 }
 
-const shortUrl = (url: string): string => {
-  const at = url.indexOf("/node_modules/");
-  if (at >= 0) return url.slice(at + 1);
-  const repo = url.match(/\/(src|adapters|bench|testing)\/.*$/);
-  return repo ? repo[0].slice(1) : url.replace(/^file:\/\//, "");
-};
 const label = (f: CallFrame): string =>
   `${f.functionName || "(anonymous)"} ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ""}`;
-const ours = (url: string): boolean =>
-  !url.includes("/node_modules/") && /\/(src|adapters)\//.test(url);
 
 const selfByFn = new Map<string, number>();
 const selfByFile = new Map<string, number>();
@@ -71,7 +38,7 @@ for (const [id, us] of selfUs) {
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const frame = byId.get(cur)!.callFrame;
-    if (!ours(frame.url)) continue;
+    if (!isOurs(frame.url)) continue;
     const key = label(frame);
     if (seen.has(key)) continue;
     seen.add(key);

@@ -9,7 +9,7 @@
  * Run from a checkout: `node --import tsx bench/lib/window_profile.ts [FROM=101] [TO=320]
  * [OUT=window.cpuprofile]` (env INTERVAL: the sampling interval in µs, 50), then
  * `npx tsx bench/lib/profile_top.ts OUT 60`, or
- * `node --import tsx bench/lib/data/2026-12-02-conv10/layers.ts OUT` for the time by engine layer.
+ * `node --import tsx bench/lib/profile_layers.ts OUT` for the time by engine layer.
  *
  * @module
  */
