@@ -14,8 +14,10 @@
  *    per thread, at 500 and at 1,000 threads, on memoryStore (journal in the
  *    heap) and on libsqlStore (journal on disk, so only the engine's state).
  *
- * Run: `node --expose-gc --import tsx bench/journal_growth.ts [--quick] [--timed=memory]`
- * (without `--expose-gc` memory figures include uncollected garbage).
+ * Run: `node --expose-gc --import tsx bench/journal_growth.ts [--quick] [--timed=memory]
+ * [--turns=500]` (without `--expose-gc` memory figures include uncollected garbage;
+ * `--turns` sets the length of the timed thread with `--timed`, to see whether the
+ * ratio trends with history or only scatters).
  *
  * @module
  */
@@ -265,8 +267,12 @@ if (timedOnly !== undefined) {
   if (timedOnly !== "memory" && timedOnly !== "libsql-normal" && timedOnly !== "libsql") {
     throw new Error(`--timed= takes memory, libsql-normal or libsql, not ${timedOnly}`);
   }
+  const turnsArg = process.argv.find((a) => a.startsWith("--turns="))?.slice("--turns=".length);
+  const turns = turnsArg === undefined ? (quick ? 60 : 500) : Number(turnsArg);
+  if (!Number.isInteger(turns) || turns < 25) throw new Error("--turns= takes an integer >= 25");
+  // The warm-up thread stays at 500 turns, so runs of any length warm alike.
   await timedTurns(timedOnly, quick ? 60 : 500, false);
-  await timedTurns(timedOnly, quick ? 60 : 500);
+  await timedTurns(timedOnly, turns);
 } else {
   await manyTurns(quick ? 50 : 500);
   await longTurn(quick ? 100 : 500);
