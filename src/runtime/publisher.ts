@@ -7,6 +7,7 @@
  * @module
  */
 import type { ThreadUpdate, ViewOp } from "../projection/view_types.ts";
+import { ownUpdate } from "./update_copy.ts";
 
 /** Limits and timing of live updates (DESIGN.md §7). */
 export const UPDATE_LIMITS = { coalesceMs: 25, maxBatches: 64, maxBytes: 1024 * 1024 } as const;
@@ -134,7 +135,8 @@ export class Publisher {
         const update = subscriber.queue.shift();
         if (update === undefined) return { done: true, value: undefined };
         subscriber.bytes = subscriber.queue.length === 0 ? 0 : subscriber.bytes;
-        return { done: false, value: update };
+        // Every subscriber gets the same batch: each reads its own copy (see update_copy.ts).
+        return { done: false, value: ownUpdate(update) };
       },
       return: (): Promise<IteratorResult<ThreadUpdate>> => {
         signal?.removeEventListener("abort", end);

@@ -121,8 +121,13 @@ export function copyItem(item: ThreadItem): ThreadItem {
   return copy;
 }
 
-// A turn, with its own list of final items.
-function copyTurnSummary(turn: TurnSummary): TurnSummary {
+/**
+ * A host's own copy of a turn summary, with its own list of final items.
+ *
+ * @param turn a turn of the view model
+ * @returns a copy the host may change
+ */
+export function copyTurnSummary(turn: TurnSummary): TurnSummary {
   const copy = copyTurn(turn);
   copy.finalItemIds = copy.finalItemIds.slice();
   return copy;
