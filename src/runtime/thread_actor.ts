@@ -431,6 +431,11 @@ export class ThreadActor {
 
   /** Takes on a thread's state as read (or as its creating commit wrote it). */
   #install(current: VersionedRecord, projections: ThreadProjections, lastEntrySeq: number): void {
+    // Only a reload replaces state a subscriber may have seen. At the first
+    // load nobody can hold a view of this actor (a view loads it first), and
+    // a subscriber that registered before it (subscribe, then view) is behind
+    // nothing: a resync would end its HTTP events stream right after the view.
+    const replacing = this.#projections !== undefined;
     this.#unsure = false;
     this.#projections = projections;
     this.#current = current;
@@ -438,7 +443,7 @@ export class ThreadActor {
     this.#lastSeq = Math.max(current.record.seq, lastEntrySeq);
     this.publisher.touch();
     this.#releaseLostRun();
-    this.publisher.resyncAll("thread reloaded from the journal");
+    if (replacing) this.publisher.resyncAll("thread reloaded from the journal");
     this.#statusChange.wakeAll();
   }
 
