@@ -122,9 +122,17 @@ export class Publisher {
       }
       subscriber.wake?.();
     };
+    // The caller's abort ends the iteration at once (DESIGN §8 "promptly"), as
+    // `return()` and the HTTP client's abort do: its backlog is dropped, not
+    // handed out first. (A shutdown's `close` keeps it: those batches are the
+    // thread's last.)
+    const abort = (): void => {
+      end();
+      subscriber.queue.length = 0;
+    };
     // An already aborted signal never fires "abort": end at once, or the loop waits forever.
-    if (signal?.aborted) end();
-    else signal?.addEventListener("abort", end, { once: true });
+    if (signal?.aborted) abort();
+    else signal?.addEventListener("abort", abort, { once: true });
     const iterator: AsyncIterableIterator<ThreadUpdate> = {
       [Symbol.asyncIterator]: () => iterator,
       next: async (): Promise<IteratorResult<ThreadUpdate>> => {
@@ -139,7 +147,7 @@ export class Publisher {
         return { done: false, value: ownUpdate(update) };
       },
       return: (): Promise<IteratorResult<ThreadUpdate>> => {
-        signal?.removeEventListener("abort", end);
+        signal?.removeEventListener("abort", abort);
         end();
         subscriber.queue.length = 0;
         return Promise.resolve({ done: true, value: undefined });
