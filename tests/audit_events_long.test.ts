@@ -18,6 +18,7 @@ import {
   type TurnSummary,
 } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
+import { threadApi } from "@floret/engine/http";
 import { Observer, plain, stateOf } from "./support/audit_observer.ts";
 
 const LATER_TURNS = 62;
@@ -119,6 +120,25 @@ describe("a long thread observed through events, then through views", () => {
     assert.deepEqual(observer.problems, []);
     assert.equal(observer.resyncs, 0);
     assert.deepEqual(stateOf(observer.local), stateOf(long), "observer's copy equals view()");
+
+    // The same long view over HTTP: the view route and the events stream's first event.
+    const app = threadApi(threads, { authorize: () => true });
+    const overHttp = await (await app.fetch(new Request(`http://127.0.0.1/threads/${threadId}`)))
+      .json() as ThreadView;
+    // (The wire carries a Set as its members, which plain JSON here would not: compare the rest.)
+    const wire = (view: ThreadView) => {
+      const state = stateOf(view);
+      for (const item of state.items) delete item.tool?.structured;
+      return state;
+    };
+    assert.deepEqual(wire(overHttp), wire(long), "GET /threads/:id");
+    const events = await app.fetch(new Request(`http://127.0.0.1/threads/${threadId}/events`));
+    const reader = events.body!.getReader();
+    let head = "";
+    while (!head.includes("\n\n")) head += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const [, data] = /^event: view\ndata: (.*)$/m.exec(head)!;
+    assert.deepEqual(wire(JSON.parse(data!) as ThreadView), wire(long), "the events' view");
 
     const longBefore = plain(long);
     assert.equal(editDeeply(long.items, long.turns), 8 + LATER_TURNS);
