@@ -14,7 +14,10 @@ describe("late observers and publications outside the turn", () => {
   test("a provider title that arrives after the turn reaches an observer that joined while it was pending", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const gateway = titleGateway([{ text: "the answer" }], { text: "A Fine Title", release: released });
+    const gateway = titleGateway([{ text: "the answer" }], {
+      text: "A Fine Title",
+      release: released,
+    });
     const host = await openHost({ store: memoryStore() });
     const threads = host.threads({
       agent: defineAgent({ id: "titled", systemPrompt: "T.", gateway, titles: "provider" }),
