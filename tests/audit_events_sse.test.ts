@@ -250,4 +250,21 @@ describe("chat streams", () => {
     ]);
     await e.host.shutdown();
   });
+
+  test("the same message posted again mid-stream replays the turn: its deltas add up to the whole text once", async () => {
+    const answer = "a replayed answer — ünïcode 🌼 — in many pieces";
+    const e = await setUp([{ text: answer, holdMidway: true }]);
+    const first = e.app.fetch(chatRequest(e.threadId, "m1", "hello"));
+    await e.textStarted;
+    while ((await e.threads.view(e.threadId)).items.at(-1)?.live !== true) await pause(2);
+    const replay = e.app.fetch(chatRequest(e.threadId, "m1", "hello"));
+    const replayResponse = await replay;
+    e.resume();
+    const [one, two] = await Promise.all([chatChunks(await first), chatChunks(replayResponse)]);
+    assert.equal(deltas(one, "text-delta"), answer);
+    assert.equal(deltas(two, "text-delta"), answer, "the replay's text, once");
+    const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(view.turns.length, 1, "no new turn");
+    await e.host.shutdown();
+  });
 });
