@@ -136,4 +136,58 @@ describe("observation events and the view's timing fields", () => {
     }
     assert.equal(turn.elapsedMs, (turn.waitingMs ?? 0) + (turn.workMs ?? 0));
   });
+
+  test("every turn that ends is told once as turn.ended with its outcome, cancelled ones too", async () => {
+    const events: ObservationEvent[] = [];
+    const host = await openHost({ store: memoryStore(), onEvent: (event) => events.push(event) });
+    const threads = host.threads({
+      agent: defineAgent({
+        id: "ends",
+        systemPrompt: "Ends.",
+        providerRetry: { disabled: true },
+        gateway: scriptedGateway([
+          { hang: true },
+          { error: { retry: "never", message: "boom" } },
+          { toolCalls: [{ name: "ask", arguments: {} }] },
+          { hang: true },
+          { text: "fine" },
+        ]),
+        tools: [defineTool({
+          name: "ask",
+          description: "Needs approval",
+          input: z.object({}),
+          permission: "ask",
+          execute: () => "ran",
+        })],
+      }),
+    });
+    const { threadId } = await threads.create({ requestKey: "create" });
+    const send = (key: string) => threads.send({ threadId, requestKey: key, input: { text: key } });
+    await send("immediate");
+    await threads.cancel({ threadId, requestKey: "c1" });
+    await send("fails");
+    await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await send("waits");
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(waiting.status, "waiting");
+    await threads.cancel({ threadId, requestKey: "c2" });
+    await send("graceful");
+    await threads.cancel({ threadId, requestKey: "c3", mode: "graceful" });
+    await send("completes");
+    const final = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await host.shutdown();
+    const outcomes = final.turns.map((turn) => turn.outcome);
+    assert.deepEqual(outcomes, ["cancelled", "failed", "cancelled", "cancelled", "completed"]);
+    const ended = events.filter((event) => event.type === "turn.ended");
+    assert.deepEqual(
+      ended.map((event) => [event.turnId, event.outcome]),
+      final.turns.map((turn) => [turn.turnId, turn.outcome]),
+      "one turn.ended per turn, in order, with the view's outcome",
+    );
+    assert.equal(ended[1]?.failureCode, "provider_error");
+    for (const event of ended) {
+      assert.equal(event.threadId, threadId);
+      assert.match(event.at, ISO);
+    }
+  });
 });
