@@ -6,19 +6,24 @@
 // sequence, each ends with exactly the view the host reads once the thread is
 // idle, with no gap and no duplicated or missing fact. The seed is in the
 // test name, so a failure names its sequence.
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import {
   defineAgent,
   defineTool,
   FloretError,
+  type KvStore,
   memoryStore,
   openHost,
   type ThreadService,
   type ThreadView,
 } from "@floret/engine";
 import { type DynamicStep, scriptedGateway, type ScriptStep } from "@floret/engine/testing";
+import { libsqlStore } from "@floret/engine/libsql";
 import { Observer, stateOf } from "./support/audit_observer.ts";
 
 /** A small seeded generator (mulberry32), so every run of a seed is the same sequence. */
@@ -68,7 +73,10 @@ async function settle(threads: ThreadService, threadId: string): Promise<ThreadV
   throw new Error("the thread never settled");
 }
 
-async function run(seed: number): Promise<void> {
+const dir = mkdtempSync(join(tmpdir(), "floret-audit-random-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(seed: number, store: KvStore): Promise<void> {
   const next = random(seed);
   const add = defineTool({
     name: "add",
@@ -86,7 +94,7 @@ async function run(seed: number): Promise<void> {
   });
   let n = 0;
   const dynamic: DynamicStep = () => modelStep(next, ++n);
-  const host = await openHost({ store: memoryStore() });
+  const host = await openHost({ store });
   const threads = host.threads({
     agent: defineAgent({
       id: `random-${seed}`,
@@ -190,10 +198,18 @@ async function run(seed: number): Promise<void> {
   }
 }
 
-describe("random command sequences under late observers", () => {
+describe("random command sequences under late observers, memory", () => {
   for (let seed = 1; seed <= 40; seed++) {
     test(`seed ${seed}`, async () => {
-      await run(seed);
+      await run(seed, memoryStore());
+    });
+  }
+});
+
+describe("random command sequences under late observers, libSQL file", () => {
+  for (let seed = 101; seed <= 112; seed++) {
+    test(`seed ${seed}`, async () => {
+      await run(seed, libsqlStore({ url: `file:${join(dir, `seed${seed}.db`)}` }));
     });
   }
 });
