@@ -24,6 +24,7 @@ import {
 } from "@floret/engine";
 import { type DynamicStep, scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { libsqlStore } from "@floret/engine/libsql";
+import { threadApi, threadClient } from "@floret/engine/http";
 import { Observer, stateOf } from "./support/audit_observer.ts";
 
 /** A small seeded generator (mulberry32), so every run of a seed is the same sequence. */
@@ -76,7 +77,7 @@ async function settle(threads: ThreadService, threadId: string): Promise<ThreadV
 const dir = mkdtempSync(join(tmpdir(), "floret-audit-random-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(seed: number, store: KvStore): Promise<void> {
+async function run(seed: number, store: KvStore, overHttp = false): Promise<void> {
   const next = random(seed);
   const add = defineTool({
     name: "add",
@@ -95,7 +96,7 @@ async function run(seed: number, store: KvStore): Promise<void> {
   let n = 0;
   const dynamic: DynamicStep = () => modelStep(next, ++n);
   const host = await openHost({ store });
-  const threads = host.threads({
+  const local = host.threads({
     agent: defineAgent({
       id: `random-${seed}`,
       systemPrompt: "Random.",
@@ -105,6 +106,10 @@ async function run(seed: number, store: KvStore): Promise<void> {
       maxSteps: 6,
     }),
   });
+  const app = threadApi(local, { authorize: () => true, turnControl: true });
+  const threads: ThreadService = overHttp
+    ? threadClient({ baseUrl: "http://127.0.0.1", fetch: (request) => app.fetch(request) })
+    : local;
   const { threadId } = await threads.create({ requestKey: "create" });
   const commands = 14;
   const joinAt = Math.floor(next() * commands);
@@ -210,6 +215,14 @@ describe("random command sequences under late observers, libSQL file", () => {
   for (let seed = 101; seed <= 112; seed++) {
     test(`seed ${seed}`, async () => {
       await run(seed, libsqlStore({ url: `file:${join(dir, `seed${seed}.db`)}` }));
+    });
+  }
+});
+
+describe("random command sequences under late observers, over HTTP", () => {
+  for (let seed = 201; seed <= 212; seed++) {
+    test(`seed ${seed}`, async () => {
+      await run(seed, memoryStore(), true);
     });
   }
 });
