@@ -17,6 +17,7 @@ import {
   defineTool,
   FloretError,
   type KvStore,
+  type LocalThreadService,
   memoryStore,
   openHost,
   type ThreadService,
@@ -107,7 +108,7 @@ async function run(seed: number, store: KvStore, overHttp = false): Promise<void
     }),
   });
   const app = threadApi(local, { authorize: () => true, turnControl: true });
-  const threads: ThreadService = overHttp
+  const threads: LocalThreadService = overHttp
     ? threadClient({ baseUrl: "http://127.0.0.1", fetch: (request) => app.fetch(request) })
     : local;
   const { threadId } = await threads.create({ requestKey: "create" });
