@@ -14,6 +14,9 @@ export const UPDATE_LIMITS = { coalesceMs: 25, maxBatches: 64, maxBytes: 1024 * 
 
 interface Subscriber {
   queue: ThreadUpdate[];
+  /** The estimated size of each queued update, by position in `queue`. */
+  sizes: number[];
+  /** Their sum: what is pending, not what was ever queued (DESIGN §7's 1 MiB). */
   bytes: number;
   wake: (() => void) | undefined;
   ended: boolean;
@@ -113,7 +116,13 @@ export class Publisher {
 
   /** Registers a subscriber now and returns its update stream. */
   subscribe(signal?: AbortSignal): AsyncIterableIterator<ThreadUpdate> {
-    const subscriber: Subscriber = { queue: [], bytes: 0, wake: undefined, ended: false };
+    const subscriber: Subscriber = {
+      queue: [],
+      sizes: [],
+      bytes: 0,
+      wake: undefined,
+      ended: false,
+    };
     (this.#subscribers ??= new Set()).add(subscriber);
     const end = (): void => {
       subscriber.ended = true;
@@ -129,6 +138,7 @@ export class Publisher {
     const abort = (): void => {
       end();
       subscriber.queue.length = 0;
+      subscriber.sizes.length = 0;
     };
     // An already aborted signal never fires "abort": end at once, or the loop waits forever.
     if (signal?.aborted) abort();
@@ -142,7 +152,8 @@ export class Publisher {
         }
         const update = subscriber.queue.shift();
         if (update === undefined) return { done: true, value: undefined };
-        subscriber.bytes = subscriber.queue.length === 0 ? 0 : subscriber.bytes;
+        // A reader that keeps up stays under the limit however much it reads in all.
+        subscriber.bytes -= subscriber.sizes.shift() ?? 0;
         // Every subscriber gets the same batch: each reads its own copy (see update_copy.ts).
         return { done: false, value: ownUpdate(update) };
       },
@@ -150,6 +161,7 @@ export class Publisher {
         signal?.removeEventListener("abort", abort);
         end();
         subscriber.queue.length = 0;
+        subscriber.sizes.length = 0;
         return Promise.resolve({ done: true, value: undefined });
       },
     };
@@ -161,6 +173,7 @@ export class Publisher {
     this.flush();
     for (const subscriber of this.#subscribers ?? []) {
       subscriber.queue = [{ type: "resync", reason }];
+      subscriber.sizes = [0];
       subscriber.bytes = 0;
       subscriber.wake?.();
     }
@@ -183,10 +196,12 @@ export class Publisher {
       // Its backlog is useless now: it must read the view again anyway.
       if (subscriber.queue[0]?.type !== "resync" || subscriber.queue.length > 1) {
         subscriber.queue = [{ type: "resync", reason: "subscriber fell behind" }];
+        subscriber.sizes = [0];
         subscriber.bytes = 0;
       }
     } else {
       subscriber.queue.push(batch);
+      subscriber.sizes.push(size);
       subscriber.bytes += size;
     }
     subscriber.wake?.();
