@@ -77,6 +77,19 @@ for (const service of services) {
       await host.shutdown();
     });
 
+    test("options refused as in-process: null, a non-object, a signal that is no AbortSignal", async () => {
+      const { host, threads, threadId } = await setUp(service.wrap);
+      const refused = (error: unknown) => (error as { code?: string }).code === "invalid_input";
+      for (const options of [null, "x", 5, { signal: "x" }, { signal: {} }]) {
+        assert.throws(
+          () => threads.subscribe(threadId, options as never),
+          refused,
+          JSON.stringify(options),
+        );
+      }
+      await host.shutdown();
+    });
+
     test("breaking out of for await ends it and the thread goes on", async () => {
       const { host, threads, threadId } = await setUp(service.wrap);
       const subscription = threads.subscribe(threadId);
