@@ -99,4 +99,30 @@ describe("observing a thread that is not in memory yet", () => {
     await elsewhere.shutdown();
     await here.shutdown();
   });
+
+  test("a thread another host deleted: its subscriptions here end once this host learns it, new ones are thread_not_found", async () => {
+    const url = `file:${join(dir, `cold${++files}.db`)}`;
+    const agent = defineAgent({ id: "cold", systemPrompt: "Cold.", gateway: scriptedGateway([]) });
+    const here = await openHost({ store: libsqlStore({ url }) });
+    const elsewhere = await openHost({ store: libsqlStore({ url }) });
+    try {
+      const threadsHere = here.threads({ agent });
+      const { threadId } = await threadsHere.create({ requestKey: "create" });
+      const updates = threadsHere.subscribe(threadId)[Symbol.asyncIterator]();
+      const view = await threadsHere.view(threadId);
+      await elsewhere.threads({ agent }).delete({ threadId, requestKey: "delete" });
+      const notFound = (error: unknown) => (error as { code?: string }).code === "thread_not_found";
+      await assert.rejects(threadsHere.view(threadId), notFound);
+      let next = await updates.next();
+      while (!next.done && next.value.type === "batch" && next.value.version <= view.viewVersion) {
+        next = await updates.next();
+      }
+      assert.equal(next.done, true, "the subscription ended");
+      const again = threadsHere.subscribe(threadId)[Symbol.asyncIterator]();
+      await assert.rejects(again.next(), notFound);
+    } finally {
+      await elsewhere.shutdown();
+      await here.shutdown();
+    }
+  });
 });

@@ -413,6 +413,8 @@ export class ThreadActor {
         delete record.active;
         this.#current = { ...this.#current, record };
         this.#releaseLostRun();
+        // Its subscriptions end, as a delete on this host ends them (else they wait forever).
+        this.publisher.close();
       }
       return false;
     }
