@@ -80,18 +80,24 @@ describe("subscriber limits count what is pending", () => {
     await host.shutdown();
   });
 
-  test("a reader that reads nothing through the same turn gets resync", async () => {
+  test("a reader that reads nothing through the same turn gets resync; one that keeps up beside it does not", async () => {
     const { host, threads, threadId, gates } = await setUp();
     const updates = threads.subscribe(threadId)[Symbol.asyncIterator]();
     await threads.view(threadId);
+    const steady = await Observer.join(threads, threadId);
     await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
     for (const gate of gates) {
       await gate.entered;
       gate.open();
+      await steady.until((await threads.view(threadId)).viewVersion);
     }
-    await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const final = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
     const first = await updates.next();
     assert.deepEqual(first.value, { type: "resync", reason: "subscriber fell behind" });
+    await steady.reach(final);
+    assert.equal(steady.resyncs, 0, "the other subscriber's backlog is not this one's");
+    assert.deepEqual(stateOf(steady.local), stateOf(final));
+    await steady.leave();
     await updates.return?.();
     await host.shutdown();
   });
