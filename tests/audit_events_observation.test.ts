@@ -190,4 +190,25 @@ describe("observation events and the view's timing fields", () => {
       assert.match(event.at, ISO);
     }
   });
+
+  test("deleting a thread whose turn runs tells its end once, as cancelled", async () => {
+    const events: ObservationEvent[] = [];
+    const host = await openHost({ store: memoryStore(), onEvent: (event) => events.push(event) });
+    const threads = host.threads({
+      agent: defineAgent({
+        id: "deleted",
+        systemPrompt: "D.",
+        gateway: scriptedGateway([{ hang: true }]),
+      }),
+    });
+    const { threadId } = await threads.create({ requestKey: "create" });
+    const sent = await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    await threads.delete({ threadId, requestKey: "delete" });
+    await host.shutdown();
+    const turnEvents = events.filter((event) => event.type.startsWith("turn."));
+    assert.deepEqual(
+      turnEvents.map((event) => [event.type, event.turnId, event.outcome]),
+      [["turn.started", sent.turnId, undefined], ["turn.ended", sent.turnId, "cancelled"]],
+    );
+  });
 });

@@ -12,9 +12,7 @@ import { planSettlement } from "./settle_turn.ts";
 import { observeStopped } from "./unfinished_compactions.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import type { ActiveRun } from "./active_run.ts";
-import type { NewEntry } from "../journal/entries.ts";
-import { nowIso } from "../journal/now_iso.ts";
-import type { ObservationEvent } from "../observation/events.ts";
+import { observeEnded } from "./observe_ended.ts";
 
 /** How long graceful cancel waits for in-flight tools. */
 export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
@@ -64,32 +62,6 @@ export async function cancel(
     // Only now, with the stop committed, is the run told to stop: it can write nothing more.
     actor.stopSettled(run, "The turn was cancelled");
   });
-}
-
-/**
- * Tells observers of the turn this cancel ended, as a run tells of the turns
- * it ends: a cancelled run never reaches its own end (it is detached once the
- * stop commits), so without this a cancelled turn had a `turn.started` and
- * never a `turn.ended`.
- */
-function observeEnded(
-  observe: (event: ObservationEvent) => void,
-  threadId: string,
-  entries: readonly NewEntry[] | undefined,
-): void {
-  for (const entry of entries ?? []) {
-    if (entry.kind !== "turn_ended") continue;
-    const event: ObservationEvent = {
-      type: "turn.ended",
-      threadId,
-      turnId: entry.turnId,
-      at: nowIso(),
-      outcome: entry.outcome,
-      failureCode: entry.failure?.code,
-    };
-    if (entry.runId !== undefined) event.runId = entry.runId;
-    observe(event);
-  }
 }
 
 /** Waits for `work`, at most `ms`, without leaving a timer behind. */
