@@ -90,6 +90,34 @@ for (const service of services) {
       await host.shutdown();
     });
 
+    test("overlapping next() calls are answered in call order, and all end at shutdown", async () => {
+      const { host, threads, threadId } = await setUp(service.wrap);
+      const updates = threads.subscribe(threadId)[Symbol.asyncIterator]();
+      await threads.view(threadId);
+      const first = updates.next();
+      const second = updates.next();
+      await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+      const idle = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+      const [a, b] = await Promise.all([first, second]);
+      assert.equal(a.done, false);
+      assert.equal(b.done, false);
+      assert.equal(a.value?.type, "batch");
+      assert.equal(b.value?.type, "batch");
+      if (a.value?.type === "batch" && b.value?.type === "batch") {
+        assert.equal(b.value.baseVersion, a.value.version, "the second continues the first");
+      }
+      // Drain what is left, then leave calls waiting: shutdown ends every one of them.
+      let last = b.value?.type === "batch" ? b.value.version : 0;
+      while (last < idle.viewVersion) {
+        const next = await updates.next();
+        assert.equal(next.done, false);
+        if (next.value?.type === "batch") last = next.value.version;
+      }
+      const waiting = [updates.next(), updates.next(), updates.next()];
+      await host.shutdown();
+      for (const result of await Promise.all(waiting)) assert.equal(result.done, true);
+    });
+
     test("breaking out of for await ends it and the thread goes on", async () => {
       const { host, threads, threadId } = await setUp(service.wrap);
       const subscription = threads.subscribe(threadId);

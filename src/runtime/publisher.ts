@@ -143,19 +143,29 @@ export class Publisher {
     // An already aborted signal never fires "abort": end at once, or the loop waits forever.
     if (signal?.aborted) abort();
     else signal?.addEventListener("abort", abort, { once: true });
+    const read = async (): Promise<IteratorResult<ThreadUpdate>> => {
+      while (subscriber.queue.length === 0 && !subscriber.ended) {
+        await new Promise<void>((resolve) => (subscriber.wake = resolve));
+        subscriber.wake = undefined;
+      }
+      const update = subscriber.queue.shift();
+      if (update === undefined) return { done: true, value: undefined };
+      // A reader that keeps up stays under the limit however much it reads in all.
+      subscriber.bytes -= subscriber.sizes.shift() ?? 0;
+      // Every subscriber gets the same batch: each reads its own copy (see update_copy.ts).
+      return { done: false, value: ownUpdate(update) };
+    };
+    // Overlapping next() calls (a `Promise.race` with a timeout, then next()
+    // again) are answered one after another in call order, as an async
+    // generator answers them: there is one waker per subscriber, and a second
+    // waiting call used to replace the first's, which then never settled.
+    let previous: Promise<unknown> = RESOLVED;
     const iterator: AsyncIterableIterator<ThreadUpdate> = {
       [Symbol.asyncIterator]: () => iterator,
-      next: async (): Promise<IteratorResult<ThreadUpdate>> => {
-        while (subscriber.queue.length === 0 && !subscriber.ended) {
-          await new Promise<void>((resolve) => (subscriber.wake = resolve));
-          subscriber.wake = undefined;
-        }
-        const update = subscriber.queue.shift();
-        if (update === undefined) return { done: true, value: undefined };
-        // A reader that keeps up stays under the limit however much it reads in all.
-        subscriber.bytes -= subscriber.sizes.shift() ?? 0;
-        // Every subscriber gets the same batch: each reads its own copy (see update_copy.ts).
-        return { done: false, value: ownUpdate(update) };
+      next: (): Promise<IteratorResult<ThreadUpdate>> => {
+        const result = previous.then(read);
+        previous = result.catch(ignore);
+        return result;
       },
       return: (): Promise<IteratorResult<ThreadUpdate>> => {
         signal?.removeEventListener("abort", abort);
@@ -207,6 +217,8 @@ export class Publisher {
     subscriber.wake?.();
   }
 }
+
+function ignore(): void {}
 
 /** Merges consecutive appends to one item into one op. */
 function coalesce(ops: ViewOp[]): ViewOp[] {
