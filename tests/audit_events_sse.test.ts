@@ -267,4 +267,30 @@ describe("chat streams", () => {
     assert.equal(view.turns.length, 1, "no new turn");
     await e.host.shutdown();
   });
+
+  test("a chat stream read only after its turn ended (its subscriber fell behind) still tells everything once", async () => {
+    const calls = 40;
+    const text = "the final answer after many tools";
+    const moves: Move[] = Array.from({ length: calls }, (_, n) => ({
+      call: "add",
+      args: { a: n, b: 1 },
+    }));
+    const e = await setUp([...moves, { text, reasoning: "summing up" }]);
+    const response = await e.app.fetch(chatRequest(e.threadId, "m1", "add a lot"));
+    const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 20_000 });
+    assert.equal(view.items.filter((item) => item.kind === "tool").length, calls);
+    const chunks = await chatChunks(response);
+    const types = chunks.map((c) => c === "[DONE]" ? c : c.type);
+    assert.equal(types.filter((t) => t === "tool-input-available").length, calls);
+    assert.equal(types.filter((t) => t === "tool-output-available").length, calls);
+    const ids = chunks.filter((c): c is Chunk =>
+      c !== "[DONE]" && c.type === "tool-output-available"
+    )
+      .map((c) => c.toolCallId);
+    assert.equal(new Set(ids).size, calls, "each call's output once");
+    assert.equal(deltas(chunks, "text-delta"), text);
+    assert.equal(deltas(chunks, "reasoning-delta"), "summing up");
+    assert.deepEqual(types.slice(-2), ["finish", "[DONE]"]);
+    await e.host.shutdown();
+  });
 });
