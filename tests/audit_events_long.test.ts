@@ -145,6 +145,12 @@ describe("a long thread observed through events, then through views", () => {
     assert.deepEqual(plain(await threads.view(threadId)), longBefore, "long view edited deeply");
 
     const page = await threads.history(threadId, { limit: 500 });
+    assert.equal(page.hasMore, false);
+    assert.deepEqual(
+      plain(page.items),
+      longBefore.items,
+      "one page of history is the view's items",
+    );
     const pageBefore = plain(page);
     assert.equal(editDeeply(page.items, []), 4);
     assert.deepEqual(plain(await threads.history(threadId, { limit: 500 })), pageBefore);
