@@ -91,8 +91,21 @@ export class RemoteUpdates implements AsyncIterableIterator<ThreadUpdate> {
     return this;
   }
 
-  /** The next `batch` or `resync`; done when aborted or when the server ends the stream. */
-  async next(): Promise<IteratorResult<ThreadUpdate>> {
+  #previous: Promise<unknown> = Promise.resolve();
+
+  /**
+   * The next `batch` or `resync`; done when aborted or when the server ends
+   * the stream. Overlapping calls are answered one after another in call
+   * order, as in-process (two reads at once took the body's reader twice and
+   * threw a TypeError).
+   */
+  next(): Promise<IteratorResult<ThreadUpdate>> {
+    const result = this.#previous.then(() => this.#next());
+    this.#previous = result.catch(() => {});
+    return result;
+  }
+
+  async #next(): Promise<IteratorResult<ThreadUpdate>> {
     try {
       for (;;) {
         if (this.#ended) return { done: true, value: undefined };

@@ -147,6 +147,7 @@ export function threadClient(options: ThreadClientOptions): LocalThreadService {
       }),
     subscribe: (threadId, options) => {
       if (typeof threadId !== "string") throw new FloretError("thread_not_found", "No such thread");
+      checkSignalOptions(options);
       let id: string;
       try {
         id = threadPath(threadId);
@@ -254,6 +255,22 @@ function threadPath(threadId: unknown): string {
     throw new FloretError("thread_not_found", "No such thread");
   }
   return encodeURIComponent(threadId);
+}
+
+/**
+ * Refuses the options `subscribe` refuses in-process, as it does (at once):
+ * `null` or a non-object, or a `signal` that is not an AbortSignal. (Taken
+ * as they came, `null` subscribed and a wrong signal threw a TypeError.)
+ */
+function checkSignalOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (typeof options !== "object" || options === null) {
+    throw new FloretError("invalid_input", "Options must be an object");
+  }
+  const signal = (options as { signal?: unknown }).signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new FloretError("invalid_input", "signal must be an AbortSignal");
+  }
 }
 
 function queryOf(

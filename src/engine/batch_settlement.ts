@@ -78,17 +78,18 @@ export async function settleBatch(
       continue;
     }
     const entries: NewEntry[] = [];
+    const denied = refused.map((call): ToolOutcome => ({
+      callId: call.callId,
+      name: call.name,
+      status: "denied",
+      output: `The user denied the call to ${call.name}; it was not run.`,
+    }));
     if (refused.length > 0) {
       entries.push({
         kind: "tool_results",
         turnId: ids.turnId,
         runId: refused[0].runId,
-        results: refused.map((call): ToolOutcome => ({
-          callId: call.callId,
-          name: call.name,
-          status: "denied",
-          output: `The user denied the call to ${call.name}; it was not run.`,
-        })),
+        results: denied,
       });
     }
     const planned = approved.map((call) => planApproved(agent, call));
@@ -107,7 +108,11 @@ export async function settleBatch(
     }
     // The marker commits before any approved handler starts: a crash after it leaves `unknown`.
     if (!await host.commitEntries(entries, [])) return "return";
+    // Observers hear of these calls as of those the run loop dispatches at once
+    // (an approved call used to run with no tool event at all).
+    observeResults(host, denied, 0);
     if (approved.length === 0) continue;
+    const started = observeDispatched(host, planned);
     // A handler may ignore its signal: once tools are told to stop, stop waiting.
     const { outcomes, artifacts, inputs, rejectedActivity } = await settledBatch(
       host,
@@ -127,6 +132,7 @@ export async function settleBatch(
       }),
     );
     if (!await host.commitEntries(results, artifacts)) return "return";
+    observeResults(host, outcomes, started);
     observeOpened(host, results);
     for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
     if (outcomes.some((outcome) => outcome.status === "unknown")) {
@@ -158,6 +164,38 @@ function planApproved(agent: Agent, call: OpenCall): PlannedCall {
     return { record: { ...record, invalid: `The arguments of ${call.name} no longer match.` } };
   }
   return { record: { ...record, decision: "allow" }, tool, input: parsed.data };
+}
+
+/**
+ * Tells observers which approved calls start now; their clock starts only when someone listens.
+ *
+ * @returns the start time for {@link observeResults} (0 when nobody observes)
+ */
+function observeDispatched(host: RunHost, planned: readonly PlannedCall[]): number {
+  if (!host.observing) return 0;
+  for (const call of planned) {
+    if (!call.tool || call.record.invalid) continue; // answered by an error result, never run
+    host.observe("tool.dispatched", {
+      callId: call.record.callId,
+      name: call.record.name,
+      effect: call.tool.effect,
+    });
+  }
+  return Date.now();
+}
+
+/** Tells observers the committed results of calls (0 as `started`: none of them ran). */
+function observeResults(host: RunHost, outcomes: readonly ToolOutcome[], started: number): void {
+  if (!host.observing) return;
+  const durationMs = started === 0 ? 0 : Date.now() - started;
+  for (const outcome of outcomes) {
+    host.observe("tool.result", {
+      callId: outcome.callId,
+      name: outcome.name,
+      status: outcome.status,
+      durationMs,
+    });
+  }
 }
 
 /** Tells observers which interactions opened (never their answers). */

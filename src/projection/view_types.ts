@@ -183,7 +183,8 @@ export type ViewOp =
       | "title"
       | "todos"
       | "titleState"
-      | "context";
+      | "context"
+      | "restoredInputs";
     value: unknown;
   };
 

@@ -6,8 +6,10 @@
  *
  * @module
  */
+import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { RunProgress, ViewOp } from "../projection/view_types.ts";
 import type { ThreadActor } from "./thread_actor.ts";
+import { queuedView } from "./view_snapshot.ts";
 
 /**
  * The ops of a status change: the status and the queue.
@@ -30,4 +32,19 @@ export function statusOps(actor: ThreadActor): ViewOp[] {
  */
 export function progressOps(progress: RunProgress | undefined): ViewOp[] {
   return [{ op: "component", name: "runProgress", value: progress ? { ...progress } : null }];
+}
+
+/**
+ * The op of the inputs a restore took out of the queue (`view.restoredInputs`).
+ *
+ * @param record the thread's record after the restore's commit
+ * @returns the component op (`null`: none)
+ */
+export function restoredInputsOps(record: ThreadRecord): ViewOp[] {
+  const restored = record.restoredInputs;
+  return [{
+    op: "component",
+    name: "restoredInputs",
+    value: restored?.length ? restored.map(queuedView) : null,
+  }];
 }

@@ -12,6 +12,7 @@ import { planSettlement } from "./settle_turn.ts";
 import { observeStopped } from "./unfinished_compactions.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import type { ActiveRun } from "./active_run.ts";
+import { observeEnded } from "./observe_ended.ts";
 
 /** How long graceful cancel waits for in-flight tools. */
 export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
@@ -57,6 +58,7 @@ export async function cancel(
       throw error;
     }
     observeStopped(ctx.runs.observe, threadId, change?.entries);
+    if (ctx.runs.observing) observeEnded(ctx.runs.observe, threadId, change?.entries);
     // Only now, with the stop committed, is the run told to stop: it can write nothing more.
     actor.stopSettled(run, "The turn was cancelled");
   });

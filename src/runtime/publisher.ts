@@ -7,12 +7,16 @@
  * @module
  */
 import type { ThreadUpdate, ViewOp } from "../projection/view_types.ts";
+import { ownUpdate } from "./update_copy.ts";
 
 /** Limits and timing of live updates (DESIGN.md §7). */
 export const UPDATE_LIMITS = { coalesceMs: 25, maxBatches: 64, maxBytes: 1024 * 1024 } as const;
 
 interface Subscriber {
   queue: ThreadUpdate[];
+  /** The estimated size of each queued update, by position in `queue`. */
+  sizes: number[];
+  /** Their sum: what is pending, not what was ever queued (DESIGN §7's 1 MiB). */
   bytes: number;
   wake: (() => void) | undefined;
   ended: boolean;
@@ -112,7 +116,13 @@ export class Publisher {
 
   /** Registers a subscriber now and returns its update stream. */
   subscribe(signal?: AbortSignal): AsyncIterableIterator<ThreadUpdate> {
-    const subscriber: Subscriber = { queue: [], bytes: 0, wake: undefined, ended: false };
+    const subscriber: Subscriber = {
+      queue: [],
+      sizes: [],
+      bytes: 0,
+      wake: undefined,
+      ended: false,
+    };
     (this.#subscribers ??= new Set()).add(subscriber);
     const end = (): void => {
       subscriber.ended = true;
@@ -121,25 +131,47 @@ export class Publisher {
       }
       subscriber.wake?.();
     };
+    // The caller's abort ends the iteration at once (DESIGN §8 "promptly"), as
+    // `return()` and the HTTP client's abort do: its backlog is dropped, not
+    // handed out first. (A shutdown's `close` keeps it: those batches are the
+    // thread's last.)
+    const abort = (): void => {
+      end();
+      subscriber.queue.length = 0;
+      subscriber.sizes.length = 0;
+    };
     // An already aborted signal never fires "abort": end at once, or the loop waits forever.
-    if (signal?.aborted) end();
-    else signal?.addEventListener("abort", end, { once: true });
+    if (signal?.aborted) abort();
+    else signal?.addEventListener("abort", abort, { once: true });
+    const read = async (): Promise<IteratorResult<ThreadUpdate>> => {
+      while (subscriber.queue.length === 0 && !subscriber.ended) {
+        await new Promise<void>((resolve) => (subscriber.wake = resolve));
+        subscriber.wake = undefined;
+      }
+      const update = subscriber.queue.shift();
+      if (update === undefined) return { done: true, value: undefined };
+      // A reader that keeps up stays under the limit however much it reads in all.
+      subscriber.bytes -= subscriber.sizes.shift() ?? 0;
+      // Every subscriber gets the same batch: each reads its own copy (see update_copy.ts).
+      return { done: false, value: ownUpdate(update) };
+    };
+    // Overlapping next() calls (a `Promise.race` with a timeout, then next()
+    // again) are answered one after another in call order, as an async
+    // generator answers them: there is one waker per subscriber, and a second
+    // waiting call used to replace the first's, which then never settled.
+    let previous: Promise<unknown> = RESOLVED;
     const iterator: AsyncIterableIterator<ThreadUpdate> = {
       [Symbol.asyncIterator]: () => iterator,
-      next: async (): Promise<IteratorResult<ThreadUpdate>> => {
-        while (subscriber.queue.length === 0 && !subscriber.ended) {
-          await new Promise<void>((resolve) => (subscriber.wake = resolve));
-          subscriber.wake = undefined;
-        }
-        const update = subscriber.queue.shift();
-        if (update === undefined) return { done: true, value: undefined };
-        subscriber.bytes = subscriber.queue.length === 0 ? 0 : subscriber.bytes;
-        return { done: false, value: update };
+      next: (): Promise<IteratorResult<ThreadUpdate>> => {
+        const result = previous.then(read);
+        previous = result.catch(ignore);
+        return result;
       },
       return: (): Promise<IteratorResult<ThreadUpdate>> => {
-        signal?.removeEventListener("abort", end);
+        signal?.removeEventListener("abort", abort);
         end();
         subscriber.queue.length = 0;
+        subscriber.sizes.length = 0;
         return Promise.resolve({ done: true, value: undefined });
       },
     };
@@ -151,6 +183,7 @@ export class Publisher {
     this.flush();
     for (const subscriber of this.#subscribers ?? []) {
       subscriber.queue = [{ type: "resync", reason }];
+      subscriber.sizes = [0];
       subscriber.bytes = 0;
       subscriber.wake?.();
     }
@@ -173,15 +206,19 @@ export class Publisher {
       // Its backlog is useless now: it must read the view again anyway.
       if (subscriber.queue[0]?.type !== "resync" || subscriber.queue.length > 1) {
         subscriber.queue = [{ type: "resync", reason: "subscriber fell behind" }];
+        subscriber.sizes = [0];
         subscriber.bytes = 0;
       }
     } else {
       subscriber.queue.push(batch);
+      subscriber.sizes.push(size);
       subscriber.bytes += size;
     }
     subscriber.wake?.();
   }
 }
+
+function ignore(): void {}
 
 /** Merges consecutive appends to one item into one op. */
 function coalesce(ops: ViewOp[]): ViewOp[] {

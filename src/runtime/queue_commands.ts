@@ -12,6 +12,7 @@ import { claimOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import { viewCommand } from "./thread_command.ts";
+import { restoredInputsOps } from "./actor_ops.ts";
 
 /** Removes a queued input. */
 export function deleteQueued(
@@ -34,6 +35,8 @@ export function deleteQueued(
     }
     await actor.commit({ record, request: claimOf(key) });
     actor.publishStatus();
+    // The status ops carry the queue, not the restored inputs a dismissal changed.
+    if (restored.length > 0) actor.publisher.pushHeard(restoredInputsOps, actor.record);
   });
 }
 

@@ -19,6 +19,7 @@ import type { Ownership } from "./ownership.ts";
 import { planSettlement } from "./settle_turn.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
+import { restoredInputsOps } from "./actor_ops.ts";
 import { settleTitleClaims } from "./titles.ts";
 
 /** What one `prepareRestore()` call changed. */
@@ -94,4 +95,6 @@ async function prepareThread(actor: ThreadActor, report: RestoreReport): Promise
   }
   report.restoredInputs += queued.length;
   actor.publishStatus();
+  // The status ops carry the emptied queue; subscribers need where its inputs went too.
+  if (queued.length > 0) actor.publisher.pushHeard(restoredInputsOps, actor.record);
 }

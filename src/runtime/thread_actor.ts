@@ -413,6 +413,8 @@ export class ThreadActor {
         delete record.active;
         this.#current = { ...this.#current, record };
         this.#releaseLostRun();
+        // Its subscriptions end, as a delete on this host ends them (else they wait forever).
+        this.publisher.close();
       }
       return false;
     }
@@ -431,6 +433,11 @@ export class ThreadActor {
 
   /** Takes on a thread's state as read (or as its creating commit wrote it). */
   #install(current: VersionedRecord, projections: ThreadProjections, lastEntrySeq: number): void {
+    // Only a reload replaces state a subscriber may have seen. At the first
+    // load nobody can hold a view of this actor (a view loads it first), and
+    // a subscriber that registered before it (subscribe, then view) is behind
+    // nothing: a resync would end its HTTP events stream right after the view.
+    const replacing = this.#projections !== undefined;
     this.#unsure = false;
     this.#projections = projections;
     this.#current = current;
@@ -438,7 +445,7 @@ export class ThreadActor {
     this.#lastSeq = Math.max(current.record.seq, lastEntrySeq);
     this.publisher.touch();
     this.#releaseLostRun();
-    this.publisher.resyncAll("thread reloaded from the journal");
+    if (replacing) this.publisher.resyncAll("thread reloaded from the journal");
     this.#statusChange.wakeAll();
   }
 

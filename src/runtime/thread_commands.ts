@@ -16,6 +16,7 @@ import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import { planSettlement } from "./settle_turn.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { hostTitle } from "./titles.ts";
+import { observeEnded } from "./observe_ended.ts";
 
 /** Creates an empty thread. */
 export function create(
@@ -139,6 +140,7 @@ export async function deleteThread(
         entries: settled?.entries,
         request: claimOf(key),
       });
+      if (ctx.runs.observing) observeEnded(ctx.runs.observe, threadId, settled?.entries);
       return true;
     })
   );

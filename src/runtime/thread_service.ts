@@ -235,7 +235,8 @@ export function createThreadService(
       const id = checkId(threadId);
       const { signal } = parseInput(querySchemas.signalOnly, options, "subscribe options") ?? {};
       const updates = ctx.actors.publisher(id).subscribe(signal);
-      const exists = ctx.actors.get(id);
+      // Fresh, not only loaded: a thread another host deleted is thread_not_found here too.
+      const exists = ctx.actors.fresh(id);
       exists.catch(() => updates.return?.());
       return {
         [Symbol.asyncIterator]: () => ({
