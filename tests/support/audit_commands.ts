@@ -84,7 +84,7 @@ export function durable(view: ThreadView): Record<string, unknown> {
   const { viewVersion: _v, runProgress: _p, ...rest } = view as ThreadView & {
     runProgress?: unknown;
   };
-  return JSON.parse(JSON.stringify(rest));
+  return structuredClone(rest);
 }
 
 /** The code of a rejection, or a marker when the promise fulfilled or threw something else. */
