@@ -208,6 +208,87 @@ for (const { name, make } of BACKENDS) {
       }
     });
 
+    test("a subscriber that edits the updates it receives changes no view", {
+      timeout: 60_000,
+    }, async () => {
+      const backend = make();
+      const report = defineTool({
+        name: "report",
+        description: "Report",
+        input: z.object({ topic: z.string() }),
+        execute: ({ topic }) => ({
+          output: `report on ${topic}`,
+          structured: { topic, list: [1, 2] },
+          activity: { label: "Reporting", rows: [{ kind: "text" as const, text: "row" }] },
+        }),
+      });
+      const gateway = scriptedGateway([
+        { toolCalls: [{ name: "report", arguments: { topic: "a" } }] },
+        {
+          toolCalls: [{
+            name: "todo_write",
+            arguments: { todos: [{ id: "t1", text: "feed", status: "pending" }] },
+          }],
+        },
+        { text: "done", reasoning: "thinking" },
+        askCity,
+        { text: "Oslo then" },
+        writeCalls("w"),
+        { text: "written" },
+      ]);
+      const ran: string[] = [];
+      try {
+        let { host, threads } = await openAudit(backend, gateway, [report, writeTool(ran)]);
+        const { threadId: id } = await threads.create({ requestKey: "c" });
+        const controller = new AbortController();
+        let batches = 0;
+        const vandal = (async () => {
+          for await (const update of threads.subscribe(id, { signal: controller.signal })) {
+            if (update.type === "batch") batches++;
+            vandalize(update);
+          }
+        })();
+        await threads.send({ threadId: id, requestKey: "s1", input: { text: "report" } });
+        await threads.waitForIdle(id, WAIT);
+        await threads.send({ threadId: id, requestKey: "s2", input: { text: "ask" } });
+        let view = await threads.waitForIdle(id, WAIT);
+        await threads.respond({
+          threadId: id,
+          requestKey: "r1",
+          interactionId: view.pending[0].id,
+          answers: [{ questionId: "city", value: "Oslo" }],
+        });
+        await threads.waitForIdle(id, WAIT);
+        await threads.send({ threadId: id, requestKey: "s3", input: { text: "write" } });
+        view = await threads.waitForIdle(id, WAIT);
+        await threads.respond({
+          threadId: id,
+          requestKey: "r2",
+          interactionId: view.pending[0].id,
+          decision: "approve",
+        });
+        await threads.waitForIdle(id, WAIT);
+        // Let the last batch reach the subscriber before it stops.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        controller.abort();
+        await vandal;
+        assert.ok(batches > 5, `${batches} batches`);
+        const live = await threads.view(id);
+        assert.deepEqual(live.todos, [{ id: "t1", text: "feed", status: "pending" }]);
+        assert.deepEqual(
+          live.items.find((i) => i.tool?.name === "report")?.tool?.structured,
+          { topic: "a", list: [1, 2] },
+        );
+        assert.deepEqual(live.turns.map((t) => t.outcome), ["completed", "completed", "completed"]);
+        await host.shutdown();
+        ({ host, threads } = await openAudit(backend, gateway, [report, writeTool(ran)]));
+        assert.deepEqual(shown(await threads.view(id)), shown(live));
+        await host.shutdown();
+      } finally {
+        backend.dispose();
+      }
+    });
+
     test("inputs changed after the call: requests, view and store keep the originals", {
       timeout: 60_000,
     }, async () => {

@@ -22,6 +22,7 @@ import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
+import { copyItem, copyTurnSummary } from "./item_copy.ts";
 import { CowList } from "./cow_list.ts";
 import { PairMap } from "./pair_map.ts";
 import { appended } from "./appended.ts";
@@ -280,7 +281,7 @@ export class ViewModel {
     this.#itemSeqs[index] = entry.seq;
     settled.ordinal = index;
     this.items.set(index, settled);
-    if (this.#sink.hasSubscribers) this.#sink.push({ op: "replace", item: settled });
+    if (this.#sink.hasSubscribers) this.#sink.push({ op: "replace", item: copyItem(settled) });
     else this.#sink.touch();
   }
 
@@ -298,7 +299,7 @@ export class ViewModel {
       const updated = withTool(item, tool);
       this.#itemSeqs[index] = entry.seq;
       this.items.set(index, updated);
-      if (this.#sink.hasSubscribers) this.#sink.push({ op: "replace", item: updated });
+      if (this.#sink.hasSubscribers) this.#sink.push({ op: "replace", item: copyItem(updated) });
       else this.#sink.touch();
     }
   }
@@ -309,7 +310,11 @@ export class ViewModel {
       const todos = todosOf(result.structured);
       if (!todos) continue;
       this.todos = todos;
-      this.#emit(() => ({ op: "component", name: "todos", value: this.todos.slice() }));
+      this.#emit(() => ({
+        op: "component",
+        name: "todos",
+        value: this.todos.map((todo) => ({ ...todo })),
+      }));
     }
   }
 
@@ -375,7 +380,7 @@ export class ViewModel {
     if (!state || index === undefined) return;
     const updated: ThreadItem = { ...this.items.at(index)!, interaction: publicInteraction(state) };
     this.items.set(index, updated);
-    this.#emit(() => ({ op: "replace", item: updated }));
+    this.#emit(() => ({ op: "replace", item: copyItem(updated) }));
   }
 
   #emitPending(): void {
@@ -394,7 +399,7 @@ export class ViewModel {
     const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
     if (startedAt !== undefined) updated.tool!.startedAt ??= startedAt;
     this.items.set(index, updated);
-    this.#emit(() => ({ op: "replace", item: updated }));
+    this.#emit(() => ({ op: "replace", item: copyItem(updated) }));
   }
 
   // The key order built here is the one `copyTurn` (turn_shape.ts) reproduces
@@ -475,7 +480,7 @@ export class ViewModel {
     this.#itemIndex.set(item.id, this.items.length);
     this.items.push(item);
     this.#itemSeqs = appended(this.#itemSeqs, seq);
-    if (this.#sink.hasSubscribers) this.#sink.push({ op: "add", item: { ...item } });
+    if (this.#sink.hasSubscribers) this.#sink.push({ op: "add", item: copyItem(item) });
     else this.#sink.touch();
   }
 
@@ -494,6 +499,6 @@ export class ViewModel {
   }
 
   #emitTurns(): void {
-    this.#emit(() => ({ op: "component", name: "turns", value: this.turns.slice() }));
+    this.#emit(() => ({ op: "component", name: "turns", value: this.turns.map(copyTurnSummary) }));
   }
 }

@@ -15,7 +15,6 @@ import type { ThreadProjections } from "../projection/thread_projections.ts";
 import { titleStateOf } from "../projection/title_state.ts";
 import type { ViewReader } from "../projection/view_model.ts";
 import type {
-  Interaction,
   QueuedInput,
   RunProgress,
   ThreadItem,
@@ -24,7 +23,7 @@ import type {
   TurnSummary,
 } from "../projection/view_types.ts";
 import { copyShared, type SharedList } from "../projection/cow_list.ts";
-import { copyTurn } from "../projection/turn_shape.ts";
+import { copyItem, copyTurnSummary } from "../projection/item_copy.ts";
 
 /** The context figures a view carries. */
 export type ViewFigures = NonNullable<ThreadView["context"]>;
@@ -106,75 +105,6 @@ export const COPY_AT_ONCE_BELOW = 64;
 
 // Stands in for a list until it is copied or `copiedOnRead` defines it; never seen by hosts.
 const NOT_YET_COPIED: never[] = [];
-
-/**
- * A host's own copy of a view item: every object in it is a copy, so a host
- * that edits its view (or a value inside, such as a tool's decoded
- * `structured` data) changes no later view. Strings are immutable and shared.
- *
- * @param item an item of the view model
- * @returns a copy the host may change
- */
-export function copyItem(item: ThreadItem): ThreadItem {
-  const copy = { ...item };
-  if (copy.tool) copy.tool = copyToolPart(copy.tool);
-  if (copy.interaction) copy.interaction = copyInteraction(copy.interaction);
-  return copy;
-}
-
-// The tool part: its structured value and activity are objects the view
-// model decoded once and keeps, so a shallow copy would hand them out shared.
-function copyToolPart(tool: NonNullable<ThreadItem["tool"]>): NonNullable<ThreadItem["tool"]> {
-  const copy = { ...tool };
-  // Decoded values are JSON plus Date, Map, Set, RegExp and BigInt: all cloneable.
-  if (typeof copy.structured === "object" && copy.structured !== null) {
-    copy.structured = structuredClone(copy.structured);
-  }
-  if (copy.activity) copy.activity = structuredClone(copy.activity);
-  return copy;
-}
-
-/**
- * A host's own copy of an interaction: its questions (with their options)
- * and its resolution (with its answers) are copies too.
- *
- * @param interaction an interaction as the view model keeps it
- * @returns a copy the host may change
- */
-export function copyInteraction(interaction: Interaction): Interaction {
-  const copy = { ...interaction };
-  if (copy.questions) copy.questions = copy.questions.map(copyQuestion);
-  const resolution = copy.resolution;
-  if (resolution) {
-    const own = { ...resolution };
-    if (own.answers) own.answers = own.answers.map((answer) => ({ ...answer }));
-    if (own.redacted) own.redacted = own.redacted.slice();
-    copy.resolution = own;
-  }
-  return copy;
-}
-
-function copyQuestion(
-  question: NonNullable<Interaction["questions"]>[number],
-): NonNullable<Interaction["questions"]>[number] {
-  const copy = { ...question };
-  if (copy.options) copy.options = copy.options.slice();
-  return copy;
-}
-
-// A turn with its own objects: final items, usage, failure, retry origin
-// (`copyTurn` shares them, as the view model's own copies may).
-function copyTurnSummary(turn: TurnSummary): TurnSummary {
-  const copy = copyTurn(turn);
-  copy.finalItemIds = copy.finalItemIds.slice();
-  if (copy.usage) copy.usage = { ...copy.usage };
-  if (copy.failure) {
-    copy.failure = { ...copy.failure };
-    if (copy.failure.provider) copy.failure.provider = structuredClone(copy.failure.provider);
-  }
-  if (copy.retryOf) copy.retryOf = { ...copy.retryOf };
-  return copy;
-}
 
 /**
  * Makes `view[key]` the host's own copy of `shared`, built when the property
