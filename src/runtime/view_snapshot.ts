@@ -17,7 +17,6 @@ import type { ViewReader } from "../projection/view_model.ts";
 import type {
   QueuedInput,
   RunProgress,
-  ThreadItem,
   ThreadStatus,
   ThreadView,
   TurnSummary,
