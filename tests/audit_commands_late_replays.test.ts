@@ -168,3 +168,43 @@ describe("two hosts on one libSQL file", () => {
     }
   });
 });
+
+describe("two hosts on one libSQL file, different keys", () => {
+  test("manual compactions below the target from both hosts: one record per key, none lost", {
+    timeout: 60_000,
+  }, async () => {
+    const backend = BACKENDS.find((b) => b.name === "libsql")!.make();
+    const gateway = scriptedGateway([]);
+    try {
+      const a = await openAudit(backend, gateway);
+      const b = await openAudit(backend, gateway);
+      const { threadId: id } = await a.threads.create({ requestKey: "c" });
+      await b.threads.view(id);
+      const results = await Promise.all(
+        [0, 1, 2, 3, 4, 5].map((i) =>
+          (i % 2 === 0 ? a : b).threads.compact({ threadId: id, requestKey: `k${i}` })
+        ),
+      );
+      assert.deepEqual(results.map((r) => r.outcome), Array(6).fill("noop"));
+      const ids = results.map((r) => r.compaction?.operationId);
+      assert.equal(new Set(ids).size, 6, "six operations");
+      // Each host replays the other's keys: the same operation, no new record.
+      for (const [i, result] of results.entries()) {
+        const replay = await (i % 2 === 0 ? b : a).threads.compact({
+          threadId: id,
+          requestKey: `k${i}`,
+        });
+        assert.equal(replay.compaction?.operationId, result.compaction?.operationId);
+      }
+      await a.host.shutdown();
+      await b.host.shutdown();
+      const c = await openAudit(backend, gateway);
+      const records = (await c.threads.context(id)).compactions;
+      assert.deepEqual(records.map((r) => r.operationId).sort(), [...ids].sort());
+      assert.ok(records.every((r) => r.status === "noop"));
+      await c.host.shutdown();
+    } finally {
+      backend.dispose();
+    }
+  });
+});

@@ -90,7 +90,11 @@ export async function compact(
             : "The agent's context window is unknown",
         };
         await actor.commit({
-          record: null,
+          // The unchanged record is written again so that its version moves: this
+          // commit holds no lease, and an append that keeps the version lets a second
+          // host append at the same seq and overwrite this record's entry (its
+          // operation would be lost). Same `updatedAt`: a no-op does not reorder `list`.
+          record: actor.record,
           entries: [noop],
           request: claimOf(key, { outcome: "noop", operationId }),
         });
