@@ -19,7 +19,6 @@ import type {
   RunProgress,
   ThreadStatus,
   ThreadView,
-  TurnSummary,
 } from "../projection/view_types.ts";
 import { copyShared, type SharedList } from "../projection/cow_list.ts";
 import { copyItem, copyTurnSummary } from "../projection/item_copy.ts";
