@@ -7,6 +7,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { scriptedGateway } from "@floret/engine/testing";
 import { BACKENDS, codeOf, durable, openAudit } from "./support/audit_commands.ts";
+import { writeCalls, writeTool } from "./support/interactions.ts";
 
 const WAIT = { timeoutMs: 10_000 };
 
@@ -114,6 +115,82 @@ for (const { name, make } of BACKENDS) {
         backend.dispose();
       }
     });
+  });
+}
+
+for (const { name, make } of BACKENDS) {
+  describe(`late replays of edits, concurrent replays (${name})`, () => {
+    test(
+      "a replayed setTitle or editQueued does not undo a later edit; modes and keys that replay",
+      {
+        timeout: 60_000,
+      },
+      async () => {
+        const backend = make();
+        const ran: string[] = [];
+        const gateway = scriptedGateway([{ hang: true }, writeCalls("a"), { text: "done" }]);
+        try {
+          let { host, threads } = await openAudit(backend, gateway, [writeTool(ran)]);
+          const { threadId: id } = await threads.create({ requestKey: "c" });
+          await threads.setTitle({ threadId: id, requestKey: "t1", title: "A" });
+          await threads.setTitle({ threadId: id, requestKey: "t2", title: "B" });
+          await threads.setTitle({ threadId: id, requestKey: "t1", title: "A" });
+          assert.equal((await threads.view(id)).title, "B");
+
+          await threads.send({ threadId: id, requestKey: "s", input: { text: "go" } });
+          const q = await threads.send({ threadId: id, requestKey: "q", input: { text: "one" } });
+          const queueId = q.view.queue[0].id;
+          const e1 = { threadId: id, requestKey: "e1", queueId, text: "two", expectedText: "one" };
+          await threads.editQueued(e1);
+          await threads.editQueued({ ...e1, requestKey: "e2", text: "three", expectedText: "two" });
+          await threads.editQueued(e1);
+          assert.equal((await threads.view(id)).queue[0].text, "three");
+
+          // cancel's mode is not part of its fingerprint: both calls are one cancel.
+          const [x1, x2] = await Promise.all([
+            threads.cancel({ threadId: id, requestKey: "x", mode: "immediate" }),
+            threads.cancel({ threadId: id, requestKey: "x", mode: "graceful" }),
+          ]);
+          assert.notEqual(x1.view.status, "running");
+          assert.notEqual(x2.view.status, "running");
+          await threads.waitForIdle(id, WAIT);
+          await threads.deleteQueued({ threadId: id, requestKey: "dq", queueId });
+
+          // The same resolution under two keys at once: both return, the tool runs once.
+          await threads.send({ threadId: id, requestKey: "w", input: { text: "write" } });
+          const waiting = await threads.waitForIdle(id, WAIT);
+          const approve = {
+            threadId: id,
+            interactionId: waiting.pending[0].id,
+            decision: "approve" as const,
+          };
+          await Promise.all([
+            threads.respond({ ...approve, requestKey: "r1" }),
+            threads.respond({ ...approve, requestKey: "r2" }),
+          ]);
+          const view = await threads.waitForIdle(id, WAIT);
+          assert.deepEqual(ran, ["a"]);
+          assert.deepEqual(view.turns.map((t) => t.outcome), ["cancelled", "completed"]);
+          await host.shutdown();
+
+          ({ host, threads } = await openAudit(backend, gateway, [writeTool(ran)]));
+          await threads.setTitle({ threadId: id, requestKey: "t1", title: "A" });
+          await threads.respond({ ...approve, requestKey: "r2" });
+          await threads.respond({ ...approve, requestKey: "r4" });
+          assert.equal(
+            await codeOf(threads.respond({ ...approve, requestKey: "r3", decision: "deny" })),
+            "request_conflict",
+          );
+          const after = await threads.view(id);
+          assert.equal(after.title, "B");
+          assert.deepEqual(durable(after), durable(view));
+          assert.deepEqual(ran, ["a"]);
+          await host.shutdown();
+        } finally {
+          backend.dispose();
+        }
+      },
+    );
   });
 }
 
