@@ -186,6 +186,44 @@ for (const { name, make } of BACKENDS) {
       );
     }
 
+    for (const temperature of ["warm", "cold"] as const) {
+      test(
+        `send, cancel, send without awaiting on a ${temperature} thread: the cancel comes first`,
+        {
+          timeout: 60_000,
+        },
+        async () => {
+          const backend = make();
+          const gateway = scriptedGateway([{ hang: true }, { text: "second" }]);
+          try {
+            let { host, threads } = await openAudit(backend, gateway);
+            const { threadId: id } = await threads.create({ requestKey: "c" });
+            if (temperature === "cold") {
+              await host.shutdown();
+              ({ host, threads } = await openAudit(backend, gateway));
+            }
+            const first = threads.send({ threadId: id, requestKey: "s1", input: { text: "one" } });
+            const stop = threads.cancel({ threadId: id, requestKey: "x" });
+            const next = threads.send({ threadId: id, requestKey: "s2", input: { text: "two" } });
+            const [a, x, b] = await Promise.all([first, stop, next]);
+            assert.equal(a.queued, false);
+            assert.notEqual(x.view.status, "running");
+            // Issued after the cancel, the send finds the thread stopped: it runs, it is not
+            // left queued behind a cancelled turn.
+            assert.equal(b.queued, false);
+            assert.equal(b.view.status, "running");
+            const view = await threads.waitForIdle(id, WAIT);
+            assert.deepEqual(view.turns.map((t) => t.outcome), ["cancelled", "completed"]);
+            assert.deepEqual(view.items.map((i) => i.text), ["one", "two", "second"]);
+            assert.deepEqual(view.queue, []);
+            await host.shutdown();
+          } finally {
+            backend.dispose();
+          }
+        },
+      );
+    }
+
     test(
       "respond twice at once (same key, then different decisions), fork and delete during runs",
       {
