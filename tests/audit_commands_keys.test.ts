@@ -349,3 +349,36 @@ for (const { name, make } of BACKENDS) {
     });
   });
 }
+
+describe("request keys are trimmed", () => {
+  test("a key and its padded form are one key on every scope; a no-break space is trimmed too", async () => {
+    const backend = BACKENDS[0].make();
+    const gateway = scriptedGateway([{ text: "a" }]);
+    const { host, threads } = await openAudit(backend, gateway);
+    const { threadId: id } = await threads.create({ requestKey: "\tc\n" });
+    assert.equal((await threads.create({ requestKey: "c" })).threadId, id);
+    const s = await threads.send({ threadId: id, requestKey: " s ", input: { text: "x" } });
+    await threads.waitForIdle(id, WAIT);
+    assert.equal(
+      (await threads.send({ threadId: id, requestKey: "s", input: { text: "x" } })).turnId,
+      s.turnId,
+    );
+    assert.equal(
+      await codeOf(threads.send({ threadId: id, requestKey: "s\u00a0", input: { text: "y" } })),
+      "request_conflict",
+    );
+    await threads.setTitle({ threadId: id, requestKey: "t ", title: "A" });
+    assert.equal(
+      await codeOf(threads.setTitle({ threadId: id, requestKey: " t", title: "B" })),
+      "request_conflict",
+    );
+    const f = await threads.fork({ threadId: id, requestKey: " f" });
+    assert.equal((await threads.fork({ threadId: id, requestKey: "f " })).threadId, f.threadId);
+    const long = "k".repeat(256);
+    await threads.compact({ threadId: id, requestKey: `  ${long}  ` });
+    await threads.compact({ threadId: id, requestKey: long });
+    assert.equal((await threads.context(id)).compactions.length, 1);
+    assert.equal(gateway.requests.length, 1);
+    await host.shutdown();
+  });
+});
