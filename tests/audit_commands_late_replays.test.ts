@@ -194,94 +194,98 @@ for (const { name, make } of BACKENDS) {
   });
 }
 
-describe("two hosts on one libSQL file", () => {
-  test("the same create, fork and send keys raced from two hosts: one effect, one answer", {
-    timeout: 60_000,
-  }, async () => {
-    const backend = BACKENDS.find((b) => b.name === "libsql")!.make();
-    const gateway = scriptedGateway([{ text: "once", delayMs: 20 }, { text: "twice" }]);
-    try {
-      const a = await openAudit(backend, gateway);
-      const b = await openAudit(backend, gateway);
-      const [ca, cb] = await Promise.all([
-        a.threads.create({ requestKey: "c", title: "Shared" }),
-        b.threads.create({ requestKey: "c", title: "Shared" }),
-      ]);
-      assert.equal(ca.threadId, cb.threadId);
-      const id = ca.threadId;
-      const [fa, fb] = await Promise.all([
-        a.threads.fork({ threadId: id, requestKey: "f" }),
-        b.threads.fork({ threadId: id, requestKey: "f" }),
-      ]);
-      assert.equal(fa.threadId, fb.threadId);
-      const send = { threadId: id, requestKey: "s", input: { text: "hello" } };
-      const sent = await Promise.allSettled([a.threads.send(send), b.threads.send(send)]);
-      const turnIds = sent.flatMap((o) => o.status === "fulfilled" ? [o.value.turnId] : []);
-      // The loser may see the thread owned by the other host; never a second turn.
-      for (const o of sent) {
-        if (o.status === "rejected") {
-          assert.ok(
-            ["thread_busy"].includes(await codeOf(Promise.reject(o.reason))),
-            String(o.reason),
-          );
+for (const { name, make } of BACKENDS) {
+  describe(`two hosts on one store (${name})`, () => {
+    test("the same create, fork and send keys raced from two hosts: one effect, one answer", {
+      timeout: 60_000,
+    }, async () => {
+      const backend = make();
+      const gateway = scriptedGateway([{ text: "once", delayMs: 20 }, { text: "twice" }]);
+      try {
+        const a = await openAudit(backend, gateway);
+        const b = await openAudit(backend, gateway);
+        const [ca, cb] = await Promise.all([
+          a.threads.create({ requestKey: "c", title: "Shared" }),
+          b.threads.create({ requestKey: "c", title: "Shared" }),
+        ]);
+        assert.equal(ca.threadId, cb.threadId);
+        const id = ca.threadId;
+        const [fa, fb] = await Promise.all([
+          a.threads.fork({ threadId: id, requestKey: "f" }),
+          b.threads.fork({ threadId: id, requestKey: "f" }),
+        ]);
+        assert.equal(fa.threadId, fb.threadId);
+        const send = { threadId: id, requestKey: "s", input: { text: "hello" } };
+        const sent = await Promise.allSettled([a.threads.send(send), b.threads.send(send)]);
+        const turnIds = sent.flatMap((o) => o.status === "fulfilled" ? [o.value.turnId] : []);
+        // The loser may see the thread owned by the other host; never a second turn.
+        for (const o of sent) {
+          if (o.status === "rejected") {
+            assert.ok(
+              ["thread_busy"].includes(await codeOf(Promise.reject(o.reason))),
+              String(o.reason),
+            );
+          }
         }
+        assert.ok(turnIds.length >= 1);
+        assert.equal(new Set(turnIds).size, 1);
+        const owner = sent[0].status === "fulfilled" ? a : b;
+        const view = await owner.threads.waitForIdle(id, WAIT);
+        assert.deepEqual(view.items.map((i) => i.text), ["hello", "once"]);
+        await a.host.shutdown();
+        await b.host.shutdown();
+        const c = await openAudit(backend, gateway);
+        assert.deepEqual(
+          (await c.threads.list()).threads.map((t) => t.threadId).sort(),
+          [id, fa.threadId].sort(),
+        );
+        assert.deepEqual((await c.threads.view(id)).items.map((i) => i.text), ["hello", "once"]);
+        await c.host.shutdown();
+      } finally {
+        backend.dispose();
       }
-      assert.ok(turnIds.length >= 1);
-      assert.equal(new Set(turnIds).size, 1);
-      const owner = sent[0].status === "fulfilled" ? a : b;
-      const view = await owner.threads.waitForIdle(id, WAIT);
-      assert.deepEqual(view.items.map((i) => i.text), ["hello", "once"]);
-      await a.host.shutdown();
-      await b.host.shutdown();
-      const c = await openAudit(backend, gateway);
-      assert.deepEqual(
-        (await c.threads.list()).threads.map((t) => t.threadId).sort(),
-        [id, fa.threadId].sort(),
-      );
-      assert.deepEqual((await c.threads.view(id)).items.map((i) => i.text), ["hello", "once"]);
-      await c.host.shutdown();
-    } finally {
-      backend.dispose();
-    }
+    });
   });
-});
+}
 
-describe("two hosts on one libSQL file, different keys", () => {
-  test("manual compactions below the target from both hosts: one record per key, none lost", {
-    timeout: 60_000,
-  }, async () => {
-    const backend = BACKENDS.find((b) => b.name === "libsql")!.make();
-    const gateway = scriptedGateway([]);
-    try {
-      const a = await openAudit(backend, gateway);
-      const b = await openAudit(backend, gateway);
-      const { threadId: id } = await a.threads.create({ requestKey: "c" });
-      await b.threads.view(id);
-      const results = await Promise.all(
-        [0, 1, 2, 3, 4, 5].map((i) =>
-          (i % 2 === 0 ? a : b).threads.compact({ threadId: id, requestKey: `k${i}` })
-        ),
-      );
-      assert.deepEqual(results.map((r) => r.outcome), Array(6).fill("noop"));
-      const ids = results.map((r) => r.compaction?.operationId);
-      assert.equal(new Set(ids).size, 6, "six operations");
-      // Each host replays the other's keys: the same operation, no new record.
-      for (const [i, result] of results.entries()) {
-        const replay = await (i % 2 === 0 ? b : a).threads.compact({
-          threadId: id,
-          requestKey: `k${i}`,
-        });
-        assert.equal(replay.compaction?.operationId, result.compaction?.operationId);
+for (const { name, make } of BACKENDS) {
+  describe(`two hosts on one store, different keys (${name})`, () => {
+    test("manual compactions below the target from both hosts: one record per key, none lost", {
+      timeout: 60_000,
+    }, async () => {
+      const backend = make();
+      const gateway = scriptedGateway([]);
+      try {
+        const a = await openAudit(backend, gateway);
+        const b = await openAudit(backend, gateway);
+        const { threadId: id } = await a.threads.create({ requestKey: "c" });
+        await b.threads.view(id);
+        const results = await Promise.all(
+          [0, 1, 2, 3, 4, 5].map((i) =>
+            (i % 2 === 0 ? a : b).threads.compact({ threadId: id, requestKey: `k${i}` })
+          ),
+        );
+        assert.deepEqual(results.map((r) => r.outcome), Array(6).fill("noop"));
+        const ids = results.map((r) => r.compaction?.operationId);
+        assert.equal(new Set(ids).size, 6, "six operations");
+        // Each host replays the other's keys: the same operation, no new record.
+        for (const [i, result] of results.entries()) {
+          const replay = await (i % 2 === 0 ? b : a).threads.compact({
+            threadId: id,
+            requestKey: `k${i}`,
+          });
+          assert.equal(replay.compaction?.operationId, result.compaction?.operationId);
+        }
+        await a.host.shutdown();
+        await b.host.shutdown();
+        const c = await openAudit(backend, gateway);
+        const records = (await c.threads.context(id)).compactions;
+        assert.deepEqual(records.map((r) => r.operationId).sort(), [...ids].sort());
+        assert.ok(records.every((r) => r.status === "noop"));
+        await c.host.shutdown();
+      } finally {
+        backend.dispose();
       }
-      await a.host.shutdown();
-      await b.host.shutdown();
-      const c = await openAudit(backend, gateway);
-      const records = (await c.threads.context(id)).compactions;
-      assert.deepEqual(records.map((r) => r.operationId).sort(), [...ids].sort());
-      assert.ok(records.every((r) => r.status === "noop"));
-      await c.host.shutdown();
-    } finally {
-      backend.dispose();
-    }
+    });
   });
-});
+}
