@@ -224,6 +224,70 @@ for (const { name, make } of BACKENDS) {
       );
     }
 
+    test("retry then send, promoteQueued then send, without awaiting: the first comes first", {
+      timeout: 60_000,
+    }, async () => {
+      const backend = make();
+      const gateway = scriptedGateway([
+        { hang: true }, // turn 1, cancelled
+        { text: "retried" }, // its retry
+        { text: "after retry" }, // the send queued behind it
+        { hang: true }, // turn 4, cancelled with input queued
+        { text: "promoted" },
+        { text: "after promote" },
+      ]);
+      try {
+        const { host, threads } = await openAudit(backend, gateway);
+        const { threadId: id } = await threads.create({ requestKey: "c" });
+        await threads.send({ threadId: id, requestKey: "s1", input: { text: "one" } });
+        await threads.cancel({ threadId: id, requestKey: "x1" });
+        const [retried, sent] = await Promise.all([
+          threads.retry({ threadId: id, requestKey: "r" }),
+          threads.send({ threadId: id, requestKey: "s2", input: { text: "two" } }),
+        ]);
+        assert.equal(retried.view.status, "running");
+        assert.equal(sent.queued, true, "the send finds the retried turn running");
+        let view = await threads.waitForIdle(id, WAIT);
+        assert.deepEqual(view.turns.map((t) => t.outcome), ["cancelled", "completed", "completed"]);
+        assert.deepEqual(view.items.map((i) => i.text), [
+          "one",
+          "retried",
+          "two",
+          "after retry",
+        ]);
+
+        await threads.send({ threadId: id, requestKey: "s3", input: { text: "three" } });
+        const queued = await threads.send({
+          threadId: id,
+          requestKey: "s4",
+          input: { text: "four" },
+        });
+        await threads.cancel({ threadId: id, requestKey: "x2" });
+        const [promoted, last] = await Promise.all([
+          threads.promoteQueued({
+            threadId: id,
+            requestKey: "p",
+            queueId: queued.view.queue[0].id,
+          }),
+          threads.send({ threadId: id, requestKey: "s5", input: { text: "five" } }),
+        ]);
+        assert.equal(promoted.view.status, "running");
+        assert.equal(last.queued, true);
+        view = await threads.waitForIdle(id, WAIT);
+        assert.deepEqual(view.items.slice(4).map((i) => i.text), [
+          "three",
+          "four",
+          "promoted",
+          "five",
+          "after promote",
+        ]);
+        assert.deepEqual(view.queue, []);
+        await host.shutdown();
+      } finally {
+        backend.dispose();
+      }
+    });
+
     test(
       "respond twice at once (same key, then different decisions), fork and delete during runs",
       {

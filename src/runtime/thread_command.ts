@@ -7,7 +7,7 @@
  * @module
  */
 import type { ThreadView } from "../projection/view_types.ts";
-import { type CommandKey, commandKeyNow, replayOf } from "./request_keys.ts";
+import { type CommandKey, commandKeyNow, replayOf, withKey } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -73,25 +73,15 @@ export function viewCommand(
   input: unknown,
   change: (actor: ThreadActor, key: CommandKey) => Promise<void>,
 ): Promise<{ view: ThreadView }> {
-  const key = commandKeyNow(command, op, input);
-  return key instanceof Promise
-    ? key.then((known) => viewCommandWith(ctx, known, change))
-    : viewCommandWith(ctx, key, change);
-}
-
-function viewCommandWith(
-  ctx: ServiceContext,
-  key: CommandKey,
-  change: (actor: ThreadActor, key: CommandKey) => Promise<void>,
-): Promise<{ view: ThreadView }> {
-  return threadCommand(ctx, {
-    ...key,
-    replay(_result, actor) {
-      return { view: actor.snapshot() };
-    },
-    async run(actor) {
-      await change(actor, key);
-      return { view: actor.snapshot() };
-    },
-  });
+  return withKey(commandKeyNow(command, op, input), (key) =>
+    threadCommand(ctx, {
+      ...key,
+      replay(_result, actor) {
+        return { view: actor.snapshot() };
+      },
+      async run(actor) {
+        await change(actor, key);
+        return { view: actor.snapshot() };
+      },
+    }));
 }
