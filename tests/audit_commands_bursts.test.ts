@@ -288,6 +288,64 @@ for (const { name, make } of BACKENDS) {
       }
     });
 
+    test("respond then cancel, compact then send, fork then send, without awaiting: issue order", {
+      timeout: 60_000,
+    }, async () => {
+      const backend = make();
+      const ran: string[] = [];
+      const gateway = scriptedGateway([
+        writeCalls("w"), // its approval is answered, then the turn cancelled before dispatch
+        { text: "after compact" },
+        { text: "after fork" },
+      ]);
+      try {
+        const { host, threads } = await openAudit(backend, gateway, [writeTool(ran)]);
+        const { threadId: id } = await threads.create({ requestKey: "c" });
+        await threads.send({ threadId: id, requestKey: "s1", input: { text: "write" } });
+        const waiting = await threads.waitForIdle(id, WAIT);
+        const interactionId = waiting.pending[0].id;
+        const [responded, stopped] = await Promise.all([
+          threads.respond({ threadId: id, requestKey: "r", interactionId, decision: "approve" }),
+          threads.cancel({ threadId: id, requestKey: "x" }),
+        ]);
+        // The approval lands first (the turn resumes); the cancel then stops it.
+        assert.equal(responded.view.status, "running");
+        assert.equal(responded.view.pending.length, 0);
+        assert.notEqual(stopped.view.status, "running");
+        let view = await threads.waitForIdle(id, WAIT);
+        assert.equal(view.turns.at(-1)?.outcome, "cancelled");
+        assert.equal(
+          view.items.find((i) => i.kind === "tool")?.interaction?.resolution?.decision,
+          "approve",
+        );
+
+        const [compacted, sent] = await Promise.all([
+          threads.compact({ threadId: id, requestKey: "k" }),
+          threads.send({ threadId: id, requestKey: "s2", input: { text: "two" } }),
+        ]);
+        assert.equal(compacted.outcome, "noop", "the compaction saw the thread idle");
+        assert.equal(sent.queued, false);
+        view = await threads.waitForIdle(id, WAIT);
+
+        const [forked, third] = await Promise.all([
+          threads.fork({ threadId: id, requestKey: "f" }),
+          threads.send({ threadId: id, requestKey: "s3", input: { text: "three" } }),
+        ]);
+        assert.equal(third.queued, false);
+        assert.deepEqual(
+          forked.view.items.map((i) => i.text ?? i.tool?.name),
+          view.items.map((i) => i.text ?? i.tool?.name),
+          "the fork cut before the message sent after it",
+        );
+        assert.equal(forked.view.items.at(-1)?.text, "after compact");
+        const source = await threads.waitForIdle(id, WAIT);
+        assert.deepEqual(source.items.slice(-2).map((i) => i.text), ["three", "after fork"]);
+        await host.shutdown();
+      } finally {
+        backend.dispose();
+      }
+    });
+
     test(
       "respond twice at once (same key, then different decisions), fork and delete during runs",
       {
