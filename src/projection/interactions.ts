@@ -130,11 +130,20 @@ export function publicInteraction(state: InteractionState): Interaction {
   };
   if (state.callId !== undefined) out.callId = state.callId;
   if (state.toolName !== undefined) out.toolName = state.toolName;
-  if (state.questions) out.questions = state.questions.map((question) => ({ ...question }));
+  // Options too: hosts own what they receive, and the state keeps its questions.
+  if (state.questions) out.questions = state.questions.map(publicQuestion);
   if (state.resolution) out.resolution = publicResolution(state.resolution);
   out.createdAt = state.openedAt;
   if (state.resolvedAt) out.resolvedAt = state.resolvedAt;
   return out;
+}
+
+function publicQuestion(
+  question: NonNullable<Interaction["questions"]>[number],
+): NonNullable<Interaction["questions"]>[number] {
+  const copy = { ...question };
+  if (copy.options) copy.options = copy.options.slice();
+  return copy;
 }
 
 function publicResolution(resolution: InteractionResolution): Interaction["resolution"] {

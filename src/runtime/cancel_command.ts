@@ -29,9 +29,11 @@ export async function cancel(
   },
 ): Promise<{ view: ThreadView }> {
   const { threadId, requestKey } = command;
-  const actor = await ctx.actors.get(threadId);
   let stopped: ActiveRun | undefined;
+  // Immediate mode awaits nothing before asking for the thread's lock, so it
+  // keeps its place among commands issued without awaiting (see viewCommand).
   if (command.mode === "graceful") {
+    const actor = await ctx.actors.get(threadId);
     const run = await actor.exclusive(async () => {
       ctx.assertOpen();
       actor.assertLive();

@@ -25,7 +25,7 @@ import type { NewEntry } from "../journal/entries.ts";
 import type { CompactionRecord } from "../projection/context_model.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { driveRuns } from "./run_driver.ts";
-import { claimOf, commandKey } from "./request_keys.ts";
+import { claimOf, commandKeyNow, withKey } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { threadCommand } from "./thread_command.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -59,53 +59,61 @@ export async function compact(
   staticAgent: Agent | undefined,
 ): Promise<CompactResult> {
   const { threadId, requestKey } = command;
-  const key = await commandKey(command, "compact", {});
-  const started = await threadCommand<{ operationId?: string; turnId?: string }>(ctx, {
-    ...key,
-    replay: (result) => ({
-      operationId: result.operationId as string | undefined,
-      turnId: result.turnId as string | undefined,
-    }),
-    run: async (actor) => {
-      // A waiting turn is still open: its pending answer or approval belongs to the
-      // context a compaction would rewrite (Go's CompactContext refuses it too).
-      await assertIdle(actor);
-      const prepared = await prepareTurn(ctx.runs, threadId, undefined);
-      const agent = staticAgent ?? prepared.agent;
-      actor.knowAgent(agent);
-      const budget = budgetOf(agent);
-      const projection = projectRequest(agent, actor.history);
-      const estimate = projection.estimate;
-      const operationId = newId("compaction");
-      if (!budget || estimate < budget.target) {
-        const noop: NewEntry = {
-          kind: "compaction",
-          turnId: actor.record.lastTurn?.turnId ?? "",
-          operationId,
-          trigger: "manual",
-          status: "noop",
-          tokensBefore: estimate,
-          reason: budget
-            ? `The context is below the target: ${estimate} of ${budget.target} tokens`
-            : "The agent's context window is unknown",
-        };
-        await actor.commit({
-          record: null,
-          entries: [noop],
-          request: claimOf(key, { outcome: "noop", operationId }),
-        });
-        return { operationId };
-      }
-      ctx.gate.assertExecutable("compact");
-      const run = await admitTurn(ctx.runs, actor, {
-        requestKey,
-        compaction: { operationId, tokensBefore: projection.projected },
-        claim: (turnId) => claimOf(key, { turnId, operationId }),
-      }, prepared);
-      driveRuns(actor, run, ctx.runs);
-      return { turnId: run.turnId, operationId };
-    },
-  });
+  // Keyed at once (see withKey): the command keeps its place among those issued without awaiting.
+  const started = await withKey(
+    commandKeyNow(command, "compact", {}),
+    (key) =>
+      threadCommand<{ operationId?: string; turnId?: string }>(ctx, {
+        ...key,
+        replay: (result) => ({
+          operationId: result.operationId as string | undefined,
+          turnId: result.turnId as string | undefined,
+        }),
+        run: async (actor) => {
+          // A waiting turn is still open: its pending answer or approval belongs to the
+          // context a compaction would rewrite (Go's CompactContext refuses it too).
+          await assertIdle(actor);
+          const prepared = await prepareTurn(ctx.runs, threadId, undefined);
+          const agent = staticAgent ?? prepared.agent;
+          actor.knowAgent(agent);
+          const budget = budgetOf(agent);
+          const projection = projectRequest(agent, actor.history);
+          const estimate = projection.estimate;
+          const operationId = newId("compaction");
+          if (!budget || estimate < budget.target) {
+            const noop: NewEntry = {
+              kind: "compaction",
+              turnId: actor.record.lastTurn?.turnId ?? "",
+              operationId,
+              trigger: "manual",
+              status: "noop",
+              tokensBefore: estimate,
+              reason: budget
+                ? `The context is below the target: ${estimate} of ${budget.target} tokens`
+                : "The agent's context window is unknown",
+            };
+            await actor.commit({
+              // The unchanged record is written again so that its version moves: this
+              // commit holds no lease, and an append that keeps the version lets a second
+              // host append at the same seq and overwrite this record's entry (its
+              // operation would be lost). Same `updatedAt`: a no-op does not reorder `list`.
+              record: actor.record,
+              entries: [noop],
+              request: claimOf(key, { outcome: "noop", operationId }),
+            });
+            return { operationId };
+          }
+          ctx.gate.assertExecutable("compact");
+          const run = await admitTurn(ctx.runs, actor, {
+            requestKey,
+            compaction: { operationId, tokensBefore: projection.projected },
+            claim: (turnId) => claimOf(key, { turnId, operationId }),
+          }, prepared);
+          driveRuns(actor, run, ctx.runs);
+          return { turnId: run.turnId, operationId };
+        },
+      }),
+  );
   const actor = await ctx.actors.get(threadId);
   if (started.turnId === undefined) {
     // A no-op below the target; keys claimed before records were looked up carry no id.

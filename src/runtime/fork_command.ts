@@ -13,7 +13,7 @@ import { keys, STORE_SCOPE } from "../journal/keys.ts";
 import { ContextModel } from "../projection/context_model.ts";
 import { OpenCalls, settleOpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { claimOf, commandKey, replayOf } from "./request_keys.ts";
+import { claimOf, type CommandKey, commandKeyNow, replayOf, withKey } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { retryStale, StaleThreadError } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -21,31 +21,64 @@ import type { ThreadView } from "../projection/view_types.ts";
 import { inheritedTitle } from "./titles.ts";
 import { STOPPED, stoppedRecord } from "./unfinished_compactions.ts";
 
-/** Forks a thread at an item (default: its end). */
-export async function fork(
+/** A fork's command: the source thread, the cut and the store-scoped key. */
+type ForkCommand = { threadId: string; requestKey: string; atItemId?: string };
+
+/**
+ * Forks a thread at an item (default: its end). Keyed at once, and a source
+ * in memory is taken as it is, so the fork asks for the source's lock in the
+ * tick it was called: `fork()` then `send()` issued without awaiting cut
+ * before the sent message, as issued.
+ */
+export function fork(
   ctx: ServiceContext,
-  command: { threadId: string; requestKey: string; atItemId?: string },
+  command: ForkCommand,
 ): Promise<{ threadId: string; view: ThreadView }> {
   const { threadId, atItemId } = command;
-  const key = await commandKey(command, "fork", { threadId, atItemId: atItemId ?? null });
-  const source = await ctx.actors.get(threadId);
+  return withKey(
+    commandKeyNow(command, "fork", { threadId, atItemId: atItemId ?? null }),
+    (key) => {
+      const source = ctx.actors.loaded(threadId);
+      if (source === undefined) {
+        return ctx.actors.get(threadId).then((loaded) => forkFrom(ctx, loaded, key, command));
+      }
+      return forkFrom(ctx, source, key, command);
+    },
+  );
+}
+
+/** {@link fork} from the source's actor. */
+function forkFrom(
+  ctx: ServiceContext,
+  source: ThreadActor,
+  key: CommandKey,
+  command: ForkCommand,
+): Promise<{ threadId: string; view: ThreadView }> {
+  const { threadId, atItemId } = command;
   let replanned = false;
   return retryStale(async () => {
     ctx.assertOpen();
-    const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
-    if (replay) {
-      const forkId = replay.threadId as string;
-      return { threadId: forkId, view: (await ctx.actors.get(forkId)).snapshot() };
-    }
+    // The replay is looked up in the source's lock, the first thing asked for.
     const plan = await source.exclusive(async () => {
+      const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
+      if (replay) return { replayed: replay.threadId as string };
       // The source moved since the last plan: unless it runs here, another host wrote it.
       if (replanned && !source.run) await source.sync();
       replanned = true;
       source.assertLive();
       const cut = cutSeq(source, atItemId);
       const entries = await ctx.journal.readPath(source.record, cut);
-      return { cut, entries, sourceRecord: source.record, sourceVersion: source.versioned.version };
+      return {
+        replayed: undefined,
+        cut,
+        entries,
+        sourceRecord: source.record,
+        sourceVersion: source.versioned.version,
+      };
     });
+    if (plan.replayed !== undefined) {
+      return { threadId: plan.replayed, view: (await ctx.actors.get(plan.replayed)).snapshot() };
+    }
     const forkId = newId("thread");
     const now = nowIso();
     const { own, lastTurn } = settleCut(plan.entries, now, plan.cut);

@@ -36,13 +36,30 @@ export interface RespondCommand {
   answers?: { questionId: string; value: string }[];
 }
 
-/** Resolves a pending interaction. */
-export async function respond(
+/**
+ * Resolves a pending interaction. An actor in memory is taken as it is, so
+ * the command asks for the thread's lock in the tick it was called and keeps
+ * its place among commands issued without awaiting (`respond()` then
+ * `cancel()`: the approval lands first, then the stop).
+ */
+export function respond(
   ctx: ServiceContext,
   command: RespondCommand,
 ): Promise<{ view: ThreadView }> {
+  const actor = ctx.actors.loaded(command.threadId);
+  if (actor === undefined) {
+    return ctx.actors.get(command.threadId).then((loaded) => respondOn(ctx, loaded, command));
+  }
+  return respondOn(ctx, actor, command);
+}
+
+/** {@link respond} on the thread's actor. */
+function respondOn(
+  ctx: ServiceContext,
+  actor: ThreadActor,
+  command: RespondCommand,
+): Promise<{ view: ThreadView }> {
   const { threadId, requestKey, interactionId } = command;
-  const actor = await ctx.actors.get(threadId);
   return retryStale(() =>
     actor.exclusive(async () => {
       ctx.assertOpen();

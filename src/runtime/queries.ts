@@ -14,7 +14,7 @@ import { listChildren } from "../subagents/child_list.ts";
 import { summarize } from "./thread_summary.ts";
 import { coldHistoryPage, type HistoryPage } from "./cold_history.ts";
 import type { ViewReader } from "../projection/view_model.ts";
-import { copyItem } from "./view_snapshot.ts";
+import { copyItem } from "../projection/item_copy.ts";
 import type {
   Artifact,
   ContextFigures,

@@ -56,6 +56,24 @@ export function commandKeyNow(
 }
 
 /**
+ * Goes on with a key from {@link commandKeyNow}: at once when it is there,
+ * else when its hash is. A command that goes on at once asks for its
+ * thread's lock in the tick it was called, so commands issued without
+ * awaiting keep their order (`retry()` then `send()`: the retry runs and the
+ * send queues behind it, not the other way round).
+ *
+ * @param key the key, or its promise
+ * @param next the command, given its key
+ * @returns what `next` returns
+ */
+export function withKey<T>(
+  key: CommandKey | Promise<CommandKey>,
+  next: (key: CommandKey) => Promise<T>,
+): Promise<T> {
+  return key instanceof Promise ? key.then(next) : next(key);
+}
+
+/**
  * Looks a request key up: the committed result for a replay, `null` for a new key.
  *
  * @throws {FloretError} `request_conflict` when the key was used for another operation or input

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ThreadView } from "../projection/view_types.ts";
-import { type CommandKey, commandKey, replayOf } from "./request_keys.ts";
+import { type CommandKey, commandKeyNow, replayOf, withKey } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { retryStale } from "./stale_retry.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -56,27 +56,32 @@ function commandOn<T>(
  * Runs a command whose answer, the first time and on a replay, is the
  * thread's view as it is now.
  *
+ * The key is taken in the caller's tick where the runtime hashes
+ * synchronously (as `send` takes its own), so the command asks for the
+ * thread's lock in the order it was called: `cancel()` then `send()` issued
+ * without awaiting stop the turn before the send looks at the thread.
+ *
  * @param command the thread and the request key
  * @param op the operation kind
  * @param input the normalised input that must match on a replay
  * @param change plans and commits the change, claiming `key`
  */
-export async function viewCommand(
+export function viewCommand(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string },
   op: string,
   input: unknown,
   change: (actor: ThreadActor, key: CommandKey) => Promise<void>,
 ): Promise<{ view: ThreadView }> {
-  const key = await commandKey(command, op, input);
-  return threadCommand(ctx, {
-    ...key,
-    replay(_result, actor) {
-      return { view: actor.snapshot() };
-    },
-    async run(actor) {
-      await change(actor, key);
-      return { view: actor.snapshot() };
-    },
-  });
+  return withKey(commandKeyNow(command, op, input), (key) =>
+    threadCommand(ctx, {
+      ...key,
+      replay(_result, actor) {
+        return { view: actor.snapshot() };
+      },
+      async run(actor) {
+        await change(actor, key);
+        return { view: actor.snapshot() };
+      },
+    }));
 }

@@ -11,7 +11,7 @@ import type { AdmittedInput, SupplementalContext } from "../journal/entries.ts";
 import type { QueuedItem } from "../journal/thread_record.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { queuedItem } from "./queue_commands.ts";
-import { claimOf, type CommandKey, commandKey, commandKeyNow } from "./request_keys.ts";
+import { claimOf, type CommandKey, commandKeyNow, withKey } from "./request_keys.ts";
 import { driveRuns } from "./run_driver.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { settleOrphan } from "./settle_turn.ts";
@@ -109,76 +109,85 @@ function sendKeyed(
   });
 }
 
-/** Re-runs the latest turn: resumes a failed one, regenerates a completed one. */
-export async function retry(
+/**
+ * Re-runs the latest turn: resumes a failed one, regenerates a completed one.
+ * Its key is taken at once (see `withKey`), so it keeps its place among
+ * commands issued without awaiting.
+ */
+export function retry(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string; turnId?: string },
 ): Promise<{ turnId: string; view: ThreadView }> {
-  const key = await commandKey(command, "retry", { turnId: command.turnId ?? null });
-  return threadCommand(ctx, {
-    ...key,
-    replay(result, actor) {
-      return { turnId: result.turnId as string, view: actor.snapshot() };
-    },
-    async run(actor) {
-      ctx.gate.assertExecutable("retry");
-      await assertIdle(actor);
-      const last = actor.record.lastTurn;
-      if (!last?.outcome) {
-        throw new FloretError("no_retry_target", `Thread has no turn to retry: ${actor.threadId}`);
-      }
-      if (command.turnId !== undefined && command.turnId !== last.turnId) {
-        throw new FloretError(
-          "no_retry_target",
-          `Only the latest turn can be retried: ${last.turnId}`,
-        );
-      }
-      if (!last.retryable) {
-        throw new FloretError(
-          "no_retry_target",
-          last.code === "restored_turn"
-            ? `Turn ${last.turnId} cannot be retried: it was stopped by a restore; send it again`
-            : `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
-        );
-      }
-      const turnId = await startTurn(ctx, actor, {
-        requestKey: command.requestKey,
-        retryOf: {
-          turnId: last.turnId,
-          mode: last.outcome === "completed" ? "regenerate" : "resume",
-        },
-        claim(id) {
-          return claimOf(key, { turnId: id });
-        },
-      });
-      return { turnId, view: actor.snapshot() };
-    },
-  });
+  const input = { turnId: command.turnId ?? null };
+  return withKey(commandKeyNow(command, "retry", input), (key) =>
+    threadCommand(ctx, {
+      ...key,
+      replay(result, actor) {
+        return { turnId: result.turnId as string, view: actor.snapshot() };
+      },
+      async run(actor) {
+        ctx.gate.assertExecutable("retry");
+        await assertIdle(actor);
+        const last = actor.record.lastTurn;
+        if (!last?.outcome) {
+          throw new FloretError(
+            "no_retry_target",
+            `Thread has no turn to retry: ${actor.threadId}`,
+          );
+        }
+        if (command.turnId !== undefined && command.turnId !== last.turnId) {
+          throw new FloretError(
+            "no_retry_target",
+            `Only the latest turn can be retried: ${last.turnId}`,
+          );
+        }
+        if (!last.retryable) {
+          throw new FloretError(
+            "no_retry_target",
+            last.code === "restored_turn"
+              ? `Turn ${last.turnId} cannot be retried: it was stopped by a restore; send it again`
+              : `Turn ${last.turnId} cannot be retried: a side effect of it may or may not have happened`,
+          );
+        }
+        const turnId = await startTurn(ctx, actor, {
+          requestKey: command.requestKey,
+          retryOf: {
+            turnId: last.turnId,
+            mode: last.outcome === "completed" ? "regenerate" : "resume",
+          },
+          claim(id) {
+            return claimOf(key, { turnId: id });
+          },
+        });
+        return { turnId, view: actor.snapshot() };
+      },
+    }));
 }
 
-/** Starts a queued input now (after a failed or cancelled turn). */
-export async function promoteQueued(
+/** Starts a queued input now (after a failed or cancelled turn); its key is taken at once, as retry's. */
+export function promoteQueued(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string; queueId: string },
 ): Promise<{ turnId: string; view: ThreadView }> {
-  const key = await commandKey(command, "promoteQueued", { queueId: command.queueId });
-  return threadCommand(ctx, {
-    ...key,
-    replay(result, actor) {
-      return { turnId: result.turnId as string, view: actor.snapshot() };
-    },
-    async run(actor) {
-      ctx.gate.assertExecutable("promoteQueued");
-      await assertIdle(actor);
-      const turnId = await startTurn(ctx, actor, {
-        ...queuedAdmission(queuedItem(actor, command.queueId), actor),
-        claim(id) {
-          return claimOf(key, { turnId: id });
-        },
-      });
-      return { turnId, view: actor.snapshot() };
-    },
-  });
+  const input = { queueId: command.queueId };
+  return withKey(commandKeyNow(command, "promoteQueued", input), (key) =>
+    threadCommand(ctx, {
+      ...key,
+      replay(result, actor) {
+        return { turnId: result.turnId as string, view: actor.snapshot() };
+      },
+      async run(actor) {
+        ctx.gate.assertExecutable("promoteQueued");
+        await assertIdle(actor);
+        const turnId = await startTurn(ctx, actor, {
+          ...queuedAdmission(queuedItem(actor, command.queueId), actor),
+          claim(id) {
+            return claimOf(key, { turnId: id });
+          },
+        });
+        return { turnId, view: actor.snapshot() };
+      },
+    }));
 }
 
 /** Admits a turn and drives its run (and the turns it hands over to). */

@@ -13,7 +13,7 @@
  * @module
  */
 import type { ThreadUpdate, TurnSummary, ViewOp } from "../projection/view_types.ts";
-import { copyItem, copyTurnSummary } from "./view_snapshot.ts";
+import { copyItem, copyTurnSummary } from "../projection/item_copy.ts";
 
 /**
  * The caller's own copy of `update`.

@@ -17,13 +17,11 @@ import type { ViewReader } from "../projection/view_model.ts";
 import type {
   QueuedInput,
   RunProgress,
-  ThreadItem,
   ThreadStatus,
   ThreadView,
-  TurnSummary,
 } from "../projection/view_types.ts";
 import { copyShared, type SharedList } from "../projection/cow_list.ts";
-import { copyTurn } from "../projection/turn_shape.ts";
+import { copyItem, copyTurnSummary } from "../projection/item_copy.ts";
 
 /** The context figures a view carries. */
 export type ViewFigures = NonNullable<ThreadView["context"]>;
@@ -105,46 +103,6 @@ export const COPY_AT_ONCE_BELOW = 64;
 
 // Stands in for a list until it is copied or `copiedOnRead` defines it; never seen by hosts.
 const NOT_YET_COPIED: never[] = [];
-
-/**
- * A host's own copy of a view item, at every depth a host can edit: the item,
- * its tool call with its structured value and activity, and its interaction
- * with its questions and resolution. (Shallower copies let a host's edit of,
- * say, `tool.activity.label` reach the engine's view and every later view.)
- * Strings need no copy; the nested objects are rare, so most items cost two spreads.
- *
- * @param item an item of the view model
- * @returns a copy the host may change
- */
-export function copyItem(item: ThreadItem): ThreadItem {
-  const copy = { ...item };
-  if (copy.tool) {
-    const tool = copy.tool = { ...copy.tool };
-    // Decoded values (Date, Map, Set, BigInt, RegExp…): structuredClone keeps their types.
-    if (typeof tool.structured === "object" && tool.structured !== null) {
-      tool.structured = structuredClone(tool.structured);
-    }
-    if (tool.activity) tool.activity = structuredClone(tool.activity);
-  }
-  if (copy.interaction) copy.interaction = structuredClone(copy.interaction);
-  return copy;
-}
-
-/**
- * A host's own copy of a turn summary, with its own list of final items.
- *
- * @param turn a turn of the view model
- * @returns a copy the host may change
- */
-export function copyTurnSummary(turn: TurnSummary): TurnSummary {
-  const copy = copyTurn(turn);
-  copy.finalItemIds = copy.finalItemIds.slice();
-  // copyTurn is shallow: the nested records would still be the view model's own.
-  if (copy.usage) copy.usage = { ...copy.usage };
-  if (copy.failure) copy.failure = structuredClone(copy.failure);
-  if (copy.retryOf) copy.retryOf = { ...copy.retryOf };
-  return copy;
-}
 
 /**
  * Makes `view[key]` the host's own copy of `shared`, built when the property
