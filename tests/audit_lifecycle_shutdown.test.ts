@@ -371,3 +371,40 @@ for (const kind of ["libsql", "memory"] as const) {
     });
   }
 }
+
+describe("audit lifecycle: calls waiting when shutdown comes", () => {
+  test(
+    "a waitForIdle pending at shutdown rejects host_closed, with or without a timeout",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const host = await openHost({ store: memoryStore() });
+        const threads = host.threads({
+          agent: agentOf(scriptedGateway([{ hang: true }])),
+        });
+        const { threadId } = await threads.create({ requestKey: "c" });
+        await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+        const settle = (wait: Promise<ThreadView>) =>
+          wait.then((view) => `resolved ${view.status}`, (error) => `rejected ${error.code}`);
+        const plain = settle(threads.waitForIdle(threadId));
+        const timed = settle(threads.waitForIdle(threadId, { timeoutMs: 60_000 }));
+        const signalled = settle(
+          threads.waitForIdle(threadId, { signal: new AbortController().signal }),
+        );
+        const ended = (async () => {
+          let batches = 0;
+          for await (const _ of threads.subscribe(threadId)) batches++;
+          return batches;
+        })();
+        await host.shutdown();
+        // The run was stopped, not settled: the thread is not idle, and the host is closed.
+        assert.deepEqual(await Promise.all([plain, timed, signalled]), [
+          "rejected host_closed",
+          "rejected host_closed",
+          "rejected host_closed",
+        ]);
+        assert.equal(typeof await ended, "number", "shutdown ends every subscription");
+      });
+    },
+  );
+});

@@ -323,6 +323,10 @@ class EngineHost implements Host {
     this.#leases.stop();
     this.#actors.stopProbes();
     for (const actor of actors) actor.publisher.close();
+    // A waitForIdle still waiting would never settle: a stopped run's turn is not
+    // settled here (the next host does that), so no status change comes. Woken, it
+    // finds the host closed and rejects `host_closed`.
+    for (const actor of this.#actors.all()) actor.wakeStatusWaiters();
     await this.#journal.close();
   }
 }

@@ -165,6 +165,8 @@ export async function waitForIdle(
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   for (;;) {
     options.signal?.throwIfAborted();
+    // Shutdown wakes every waiter: a closed host answers `host_closed`, not a read of its closed store.
+    ctx.assertOpen();
     // A turn run by another host is only seen by reading the store again.
     if (!actor.run) await actor.exclusive(() => actor.sync());
     actor.assertLive();
