@@ -26,7 +26,12 @@ const WATCHDOG_MS = 20_000;
 
 async function open(
   gateway: Gateway,
-  options: { observe?: boolean; delaysMs?: number[]; maxTimeoutRetries?: number } = {},
+  options: {
+    observe?: boolean;
+    delaysMs?: number[];
+    maxTimeoutRetries?: number;
+    timeouts?: { firstOutputMs?: number; betweenOutputsMs?: number };
+  } = {},
 ) {
   const events: ObservationEvent[] = [];
   const host = await openHost({
@@ -44,6 +49,7 @@ async function open(
           ? {}
           : { maxTimeoutRetries: options.maxTimeoutRetries }),
       },
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     }),
   });
   const { threadId } = await threads.create({ requestKey: "create" });
@@ -87,7 +93,73 @@ function flakyStreamingGateway(failures: number, partial: string, answer: string
   return { gateway, requests };
 }
 
+/**
+ * Attempt by attempt: `deaf` never answers and ignores its signal; `stall` streams a
+ * text delta, then never answers; `answer` completes.
+ */
+function stallingGateway(plays: ("deaf" | "stall" | "answer")[]) {
+  let attempts = 0;
+  const gateway: Gateway = {
+    info: { provider: "stalling", model: "m", stateKey: "stalling:m", capabilities: {} },
+    stream(): AsyncIterable<ProviderEvent> {
+      const play = plays[Math.min(attempts++, plays.length - 1)];
+      const events: ProviderEvent[] = play === "answer"
+        ? [{ type: "text", delta: "answered" }, { type: "finish", reason: "stop" }]
+        : play === "stall"
+        ? [{ type: "text", delta: "stalled text" }]
+        : [];
+      let index = 0;
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next(): Promise<IteratorResult<ProviderEvent>> {
+            const event = events[index++];
+            if (event === undefined) {
+              return play === "answer"
+                ? Promise.resolve({ done: true, value: undefined })
+                : new Promise(() => {});
+            }
+            return Promise.resolve({ done: false, value: event });
+          },
+        }),
+      };
+    },
+  };
+  return { gateway, attempts: () => attempts };
+}
+
 describe("audit lifecycle: provider retries", () => {
+  test(
+    "attempts that time out on a gateway ignoring its signal are retried as timeouts, then it answers",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const { gateway, attempts } = stallingGateway(["deaf", "stall", "answer"]);
+        const { host, threads, threadId, events } = await open(gateway, {
+          timeouts: { firstOutputMs: 40, betweenOutputsMs: 40 },
+        });
+        try {
+          await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+          assert.equal(view.turns.at(-1)?.outcome, "completed");
+          assert.equal(attempts(), 3);
+          assert.deepEqual(texts(view), ["answered"]);
+          assert.equal(view.items.some((item) => item.text?.includes("stalled")), false);
+          assert.deepEqual(attemptTrail(events), [
+            "attempt 1",
+            "retry 1",
+            "attempt 2",
+            "retry 2",
+            "attempt 3",
+          ]);
+          const retries = events.filter((event) => event.type === "provider.retry");
+          assert.deepEqual(retries.map((event) => event.retry), ["timeout", "timeout"]);
+        } finally {
+          await host.shutdown();
+        }
+      });
+    },
+  );
+
   for (const observe of [true, false]) {
     test(
       `retryable errors then success (${

@@ -333,6 +333,37 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
       });
     },
   );
+
+  test(
+    "graceful cancel whose window runs out aborts the tools' signal; a dispatched write is unknown",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const held = heldCalls();
+        const { host, threads, threadId } = await open([holdCall(), { text: "never" }], [
+          holdTool(held, "write"),
+        ]);
+        try {
+          await sendGo(threads, threadId);
+          await held.started;
+          // The handler ignores its signal and never answers: the 5 s window runs out.
+          const { view } = await threads.cancel({ threadId, requestKey: "soft", mode: "graceful" });
+          assert.equal(held.contexts[0].signal.aborted, true, "aborted once the window ran out");
+          assert.notEqual(view.status, "running");
+          assert.equal(toolItems(view)[0]?.tool?.status, "unknown");
+          assert.equal(view.turns.at(-1)?.outcome, "failed");
+          assert.equal(view.turns.at(-1)?.failure?.code, "effect_outcome_unknown");
+          held.release("too late");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const after = await threads.view(threadId);
+          assert.deepEqual(after.items, view.items);
+        } finally {
+          held.release("x");
+          await host.shutdown();
+        }
+      });
+    },
+  );
 });
 
 describe("audit lifecycle: call ids reused by the provider", () => {
