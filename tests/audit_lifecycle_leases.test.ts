@@ -126,8 +126,38 @@ describe("audit lifecycle: leases across runs in one process", () => {
             assert.equal(early.view.status, "running");
             assert.equal(early.view.turns.at(-1)?.turnId, long.turnId);
             assert.equal(early.view.turns.at(-1)?.outcome, undefined);
+            // Host b waits for a turn another host runs (it polls the store).
+            const watchedByB = threadsB.waitForIdle(threadId, { timeoutMs: 10_000 });
             release();
             const done = await threadsA.waitForIdle(threadId, { timeoutMs: 10_000 });
+            const seenByB = await watchedByB;
+            // The long turn completed on a and handed over to b's queued input; both hosts
+            // read the same thread.
+            const shape = (view: typeof done) => ({
+              status: view.status,
+              outcomes: view.turns.map((turn) => turn.outcome),
+              queue: view.queue.length,
+              texts: view.items.map((item) => item.text ?? item.tool?.output),
+            });
+            assert.deepEqual(shape(done), {
+              status: "idle",
+              outcomes: ["completed", "completed", "completed", "completed", "completed"],
+              queue: 0,
+              texts: [
+                "q0",
+                "quick 0",
+                "q1",
+                "quick 1",
+                "q2",
+                "quick 2",
+                "long",
+                "slow done",
+                "long done",
+                "early",
+                "queued done",
+              ],
+            });
+            assert.deepEqual(shape(seenByB), shape(done));
             const longTurn = done.turns.find((turn) => turn.turnId === long.turnId);
             assert.equal(longTurn?.outcome, "completed", JSON.stringify(done.turns));
             assert.ok(
