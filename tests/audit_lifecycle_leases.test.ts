@@ -174,6 +174,89 @@ describe("audit lifecycle: leases across runs in one process", () => {
   }
 });
 
+describe("audit lifecycle: leases of waiting and resumed turns", () => {
+  test("a second host queues behind a waiting turn and behind the run respond resumed", {
+    timeout: 60_000,
+  }, async () => {
+    await watchdog(30_000, async () => {
+      const url = newUrl();
+      const threadId = await createThread(url);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const slow = defineTool({
+        name: "slow",
+        description: "Needs approval, then waits for the test",
+        input: z.object({}),
+        effect: "write",
+        permission: "ask",
+        execute: async () => {
+          await released;
+          return "slow done";
+        },
+      });
+      const agent = (steps: ScriptStep[]) =>
+        defineAgent({
+          id: "lease",
+          systemPrompt: "Lease test.",
+          gateway: scriptedGateway(steps),
+          tools: [slow],
+        });
+      const a = await openHost({ store: libsqlStore({ url }), hostId: "a", leaseTtlMs: LEASE_MS });
+      const b = await openHost({ store: libsqlStore({ url }), hostId: "b", leaseTtlMs: LEASE_MS });
+      try {
+        const threadsA = a.threads({
+          agent: agent([
+            { toolCalls: [{ name: "slow", arguments: {}, callId: "s1" }] },
+            { text: "done" },
+            { text: "early done" },
+            { text: "late done" },
+          ]),
+        });
+        const threadsB = b.threads({ agent: agent([]) });
+        await threadsA.send({ threadId, requestKey: "s", input: { text: "go" } });
+        const waiting = await threadsA.waitForIdle(threadId, { timeoutMs: 10_000 });
+        assert.equal(waiting.status, "waiting");
+        // No run holds a waiting turn; its lease lapses, and still b must not end it.
+        await sleep(LEASE_MS * 3);
+        const early = await threadsB.send({
+          threadId,
+          requestKey: "early",
+          input: { text: "early" },
+        });
+        assert.equal(early.queued, true);
+        assert.equal(early.view.status, "waiting");
+        assert.deepEqual(early.view.pending.map((p) => p.id), waiting.pending.map((p) => p.id));
+        await threadsA.respond({
+          threadId,
+          requestKey: "yes",
+          interactionId: waiting.pending[0].id,
+          decision: "approve",
+        });
+        // The resumed run's tool waits several lease lengths: only renewals keep its lease.
+        await sleep(LEASE_MS * 4);
+        const late = await threadsB.send({ threadId, requestKey: "late", input: { text: "late" } });
+        assert.equal(late.queued, true, "host b took over the resumed run's turn");
+        assert.equal(late.view.status, "running");
+        release();
+        const done = await threadsA.waitForIdle(threadId, { timeoutMs: 10_000 });
+        assert.deepEqual(done.turns.map((turn) => turn.outcome), [
+          "completed",
+          "completed",
+          "completed",
+        ]);
+        assert.deepEqual(
+          done.items.map((item) => item.text ?? item.tool?.output),
+          ["go", "slow done", "done", "early", "early done", "late", "late done"],
+        );
+      } finally {
+        release();
+        await a.shutdown();
+        await b.shutdown();
+      }
+    });
+  });
+});
+
 /** Runs the lease child on this runtime until it prints its ACK; returns it and a killer. */
 function startChild(config: Record<string, unknown>): Promise<{
   ack: { turnId: string; queued: boolean };
