@@ -5,7 +5,8 @@
  * waits with long timeouts, a subscription nobody ends — and is then left
  * open, never shut down, with one thread waiting for an approval. The
  * process must still end by itself: nothing of that may leave a timer or
- * handle that keeps it alive. Prints `idle` at the end.
+ * handle that keeps it alive. Prints `idle` at the end. A libSQL URL as the
+ * first argument puts the journal in that file (the store is left open too).
  */
 import { z } from "zod";
 import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
@@ -59,7 +60,10 @@ const gateway = scriptedGateway([
   // 8: left waiting for an approval
   { toolCalls: [{ name: "guarded", arguments: {} }] },
 ]);
-const host = await openHost({ store: memoryStore() });
+const url = process.argv[2];
+const host = await openHost({
+  store: url ? (await import("@floret/engine/libsql")).libsqlStore({ url }) : memoryStore(),
+});
 const threads = host.threads({
   agent: defineAgent({
     id: "idle",
