@@ -408,3 +408,51 @@ describe("audit lifecycle: calls waiting when shutdown comes", () => {
     },
   );
 });
+
+describe("audit lifecycle: commands racing shutdown", () => {
+  for (const kind of ["memory", "libsql"] as const) {
+    test(
+      `a send in flight when shutdown starts runs nothing after it (${kind})`,
+      TIMEOUT,
+      async () => {
+        await watchdog(WATCHDOG_MS, async () => {
+          const open = backing(kind);
+          const gateway = scriptedGateway([{ hang: true }]);
+          const host = await openHost({ store: open() });
+          const threads = host.threads({ agent: agentOf(gateway) });
+          const { threadId } = await threads.create({ requestKey: "c" });
+          const sent = threads.send({ threadId, requestKey: "s", input: { text: "go" } }).then(
+            (result) => `admitted ${result.queued ? "queued" : "running"}`,
+            (error) => `rejected ${error.code}`,
+          );
+          // The send has passed its open check; shutdown begins before it commits.
+          await Promise.resolve();
+          await host.shutdown();
+          const outcome = await sent;
+          assert.ok(
+            ["admitted running", "rejected host_closed", "rejected storage_failure"].includes(
+              outcome,
+            ),
+            outcome,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          assert.equal(gateway.requests.length, 0, "a run started after shutdown called the model");
+          const again = await openHost({ store: open() });
+          try {
+            const view = await again.threads({ agent: agentOf(scriptedGateway([])) }).view(
+              threadId,
+            );
+            assert.equal(view.status, "idle");
+            const admitted = outcome === "admitted running";
+            assert.deepEqual(
+              view.turns.map((turn) => turn.outcome),
+              admitted ? ["interrupted"] : [],
+            );
+          } finally {
+            await again.shutdown();
+          }
+        });
+      },
+    );
+  }
+});

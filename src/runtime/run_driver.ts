@@ -17,7 +17,7 @@ import type { ThreadActor } from "./thread_actor.ts";
  * has returned.
  */
 export function driveRuns(actor: ThreadActor, first: ActiveRun, deps: RunDeps): void {
-  deps.onRunStart();
+  deps.onRunStart(first);
   void driveAll(actor, first, deps);
 }
 
