@@ -452,3 +452,56 @@ describe("audit lifecycle: call ids reused by the provider", () => {
     },
   );
 });
+
+describe("audit lifecycle: handlers that reject with non-Errors", () => {
+  const rejections: [string, () => unknown][] = [
+    ["undefined", () => undefined],
+    ["null", () => null],
+    ["a symbol", () => Symbol("odd")],
+    ["an object whose toString throws", () => ({
+      toString() {
+        throw new Error("no text");
+      },
+    })],
+    ["a revoked proxy", () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    }],
+  ];
+  for (const [name, make] of rejections) {
+    test(
+      `an async handler rejecting with ${name}: an error result the model sees, then the turn goes on`,
+      TIMEOUT,
+      async () => {
+        await watchdog(WATCHDOG_MS, async () => {
+          const probe = defineTool({
+            name: "probe",
+            description: "Rejects later",
+            input: z.object({}),
+            execute: async () => {
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              throw make();
+            },
+          });
+          const { host, threads, threadId, gateway } = await open([
+            { toolCalls: [{ name: "probe", arguments: {}, callId: "p1" }] },
+            { text: "went on" },
+          ], [probe]);
+          try {
+            await sendGo(threads, threadId);
+            const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+            assert.equal(view.turns.at(-1)?.outcome, "completed");
+            assert.deepEqual(toolItems(view).map((item) => item.tool?.status), ["error"]);
+            assert.equal(view.items.at(-1)?.text, "went on");
+            const result = gateway.requests[1].messages.find((m) => m.role === "tool");
+            assert.equal(result?.role === "tool" && result.isError, true);
+            assert.equal(typeof (result?.role === "tool" && result.output), "string");
+          } finally {
+            await host.shutdown();
+          }
+        });
+      },
+    );
+  }
+});
