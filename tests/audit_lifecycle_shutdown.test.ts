@@ -105,10 +105,14 @@ async function until(
   throw new Error("the condition never held");
 }
 
-/** Shuts down with a signal aborted shortly after, or without one. */
-async function shutdownWith(host: Host, withSignal: boolean): Promise<void> {
-  if (!withSignal) return await host.shutdown();
+/** How shutdown is bounded: no signal, a signal aborted shortly after, or one aborted already. */
+type SignalMode = "no signal" | "a signal" | "an aborted signal";
+
+/** Shuts down in `mode`. */
+async function shutdownWith(host: Host, mode: SignalMode): Promise<void> {
+  if (mode === "no signal") return await host.shutdown();
   const controller = new AbortController();
+  if (mode === "an aborted signal") controller.abort();
   const timer = setTimeout(() => controller.abort(), 100);
   try {
     await host.shutdown({ signal: controller.signal });
@@ -134,8 +138,8 @@ async function assertClosed(host: Host, threads: ThreadService, threadId: string
 const tools = (view: ThreadView) => view.items.filter((item) => item.kind === "tool");
 
 for (const kind of ["libsql", "memory"] as const) {
-  for (const withSignal of [false, true]) {
-    const label = `${kind}, ${withSignal ? "with" : "without"} a signal`;
+  for (const withSignal of ["no signal", "a signal", "an aborted signal"] as const) {
+    const label = `${kind}, with ${withSignal}`;
     describe(`audit lifecycle: shutdown and restart (${label})`, () => {
       test(
         "during a write tool that ignores its signal: unknown after restart, its late result lost",

@@ -16,6 +16,7 @@ import {
   memoryStore,
   openHost,
   type ThreadService,
+  type ThreadServiceWave2,
   type ThreadView,
   type ToolContext,
 } from "@floret/engine";
@@ -357,6 +358,36 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
           await new Promise((resolve) => setTimeout(resolve, 50));
           const after = await threads.view(threadId);
           assert.deepEqual(after.items, view.items);
+        } finally {
+          held.release("x");
+          await host.shutdown();
+        }
+      });
+    },
+  );
+
+  test(
+    "a steer during a tool call leaves the tool's signal alone; the steer joins the next request",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const held = heldCalls();
+        const { host, threads, threadId, gateway } = await open([holdCall(), { text: "steered" }], [
+          holdTool(held),
+        ]);
+        try {
+          await sendGo(threads, threadId);
+          await held.started;
+          const local = threads as unknown as ThreadServiceWave2;
+          await local.steer({ threadId, requestKey: "steer", text: "also this" });
+          assert.equal(held.contexts[0].signal.aborted, false, "a steer is no stop");
+          held.release("held done");
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+          assert.equal(view.turns.at(-1)?.outcome, "completed");
+          assert.equal(held.contexts[0].signal.aborted, false);
+          assert.deepEqual(toolItems(view).map((item) => item.tool?.output), ["held done"]);
+          const last = gateway.requests.at(-1)!.messages;
+          assert.ok(last.some((m) => m.role === "user" && m.text === "also this"));
         } finally {
           held.release("x");
           await host.shutdown();
