@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { defineAgent, defineTool, openHost } from "@floret/engine";
+import { defineAgent, defineTool, openHost, type ToolContext } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { watchdog } from "./support/robust.ts";
@@ -255,6 +255,91 @@ describe("audit lifecycle: leases of waiting and resumed turns", () => {
       }
     });
   });
+});
+
+describe("audit lifecycle: a cancel from another host", () => {
+  for (const effect of ["read", "write"] as const) {
+    test(`stops the run on the host that runs it and aborts its ${effect} tool's signal`, {
+      timeout: 60_000,
+    }, async () => {
+      await watchdog(30_000, async () => {
+        const url = newUrl();
+        const threadId = await createThread(url);
+        const contexts: ToolContext[] = [];
+        let release: (output: string) => void = () => {};
+        let startedResolve!: () => void;
+        const started = new Promise<void>((resolve) => (startedResolve = resolve));
+        const held = defineTool({
+          name: "held",
+          description: "Waits for the test and never reads its signal",
+          input: z.object({}),
+          effect,
+          execute: (_input, context) => {
+            contexts.push(context);
+            startedResolve();
+            return new Promise<string>((resolve) => (release = resolve));
+          },
+        });
+        const agent = (steps: ScriptStep[]) =>
+          defineAgent({
+            id: "lease",
+            systemPrompt: "Lease test.",
+            gateway: scriptedGateway(steps),
+            tools: [held],
+          });
+        const a = await openHost({
+          store: libsqlStore({ url }),
+          hostId: "a",
+          leaseTtlMs: LEASE_MS,
+        });
+        const b = await openHost({
+          store: libsqlStore({ url }),
+          hostId: "b",
+          leaseTtlMs: LEASE_MS,
+        });
+        try {
+          const threadsA = a.threads({
+            agent: agent([
+              { toolCalls: [{ name: "held", arguments: {}, callId: "h1" }] },
+              { text: "next turn" },
+            ]),
+          });
+          const threadsB = b.threads({ agent: agent([]) });
+          await threadsA.send({ threadId, requestKey: "s", input: { text: "go" } });
+          await started;
+          const { view } = await threadsB.cancel({ threadId, requestKey: "stop" });
+          const expected = effect === "write"
+            ? { status: "unknown", outcome: "failed", code: "effect_outcome_unknown" }
+            : { status: "cancelled", outcome: "cancelled", code: undefined };
+          const shape = (v: typeof view) => ({
+            status: v.items.find((item) => item.kind === "tool")?.tool?.status,
+            outcome: v.turns.at(-1)?.outcome,
+            code: v.turns.at(-1)?.failure?.code,
+          });
+          assert.deepEqual(shape(view), expected);
+          // Host a learns at its next lease renewal, at the latest, and stops the run.
+          for (let i = 0; i < 400 && !contexts[0].signal.aborted; i++) await sleep(10);
+          assert.equal(contexts[0].signal.aborted, true, "the tool on host a was not told to stop");
+          release("late");
+          await sleep(50);
+          assert.deepEqual(shape(await threadsA.view(threadId)), expected);
+          const next = await threadsA.send({
+            threadId,
+            requestKey: "s2",
+            input: { text: "again" },
+          });
+          assert.equal(next.queued, false);
+          const done = await threadsA.waitForIdle(threadId, { timeoutMs: 10_000 });
+          assert.deepEqual(done.turns.map((turn) => turn.outcome), [expected.outcome, "completed"]);
+          assert.equal(done.items.at(-1)?.text, "next turn");
+        } finally {
+          release("x");
+          await a.shutdown();
+          await b.shutdown();
+        }
+      });
+    });
+  }
 });
 
 /** Runs the lease child on this runtime until it prints its ACK; returns it and a killer. */
