@@ -423,10 +423,23 @@ describe("audit lifecycle: leases across processes", () => {
         assert.equal(early.queued, true, `the survivor took a live turn; child: ${child.stderr()}`);
         assert.equal(early.view.status, "running");
         assert.equal(early.view.turns.at(-1)?.turnId, child.ack.turnId);
+        // A wait that starts while the victim runs: once the victim is gone and its lease
+        // lapsed, nothing runs the turn anywhere, so the wait must settle it and resolve
+        // (it cannot count on another command coming).
+        const waited = threads.waitForIdle(threadId, { timeoutMs: 20_000 }).then(
+          (view) => view,
+          (error) => error.code as string,
+        );
         await child.kill();
         killed = true;
-        await sleep(leaseMs * 2);
-        // Lapsed: the next command settles the dead host's turn, then runs its own.
+        const afterKill = await waited;
+        assert.notEqual(typeof afterKill, "string", `waitForIdle rejected: ${afterKill}`);
+        const idle = afterKill as typeof early.view;
+        assert.equal(idle.status, "idle");
+        assert.equal(idle.turns.at(-1)?.turnId, child.ack.turnId);
+        assert.equal(idle.turns.at(-1)?.outcome, "interrupted");
+        assert.deepEqual(idle.queue.map((queued) => queued.text), ["early"]);
+        // The next command runs its own turn.
         const late = await threads.send({ threadId, requestKey: "late", input: { text: "late" } });
         assert.equal(late.queued, false);
         const settled = await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
