@@ -24,7 +24,8 @@ let dbs = 0;
 const newUrl = (): string => `file:${join(dir, `lease-${++dbs}.db`)}`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const LEASE_MS = 300;
+// Short enough for quick tests, long enough that a loaded machine does not let a renewed lease lapse.
+const LEASE_MS = 600;
 
 /** Creates one thread on `url` with a setup host that then goes away. */
 async function createThread(url: string): Promise<string> {
@@ -40,7 +41,7 @@ async function createThread(url: string): Promise<string> {
 }
 
 describe("audit lifecycle: leases across runs in one process", () => {
-  for (const idleMs of [0, LEASE_MS * 3]) {
+  for (const idleMs of [0, LEASE_MS * 1.5]) {
     test(
       `a long run ${
         idleMs ? "after an idle spell" : "right after short runs"
@@ -116,7 +117,7 @@ describe("audit lifecycle: leases across runs in one process", () => {
             assert.equal(long.queued, false);
             await started;
             // Several lease lengths with no commit of A's: only the renewal keeps the lease live.
-            await sleep(LEASE_MS * 4);
+            await sleep(LEASE_MS * 3);
             const early = await threadsB.send({
               threadId,
               requestKey: "early",
@@ -217,7 +218,7 @@ describe("audit lifecycle: leases of waiting and resumed turns", () => {
         const waiting = await threadsA.waitForIdle(threadId, { timeoutMs: 10_000 });
         assert.equal(waiting.status, "waiting");
         // No run holds a waiting turn; its lease lapses, and still b must not end it.
-        await sleep(LEASE_MS * 3);
+        await sleep(LEASE_MS * 2);
         const early = await threadsB.send({
           threadId,
           requestKey: "early",
@@ -233,7 +234,7 @@ describe("audit lifecycle: leases of waiting and resumed turns", () => {
           decision: "approve",
         });
         // The resumed run's tool waits several lease lengths: only renewals keep its lease.
-        await sleep(LEASE_MS * 4);
+        await sleep(LEASE_MS * 3);
         const late = await threadsB.send({ threadId, requestKey: "late", input: { text: "late" } });
         assert.equal(late.queued, true, "host b took over the resumed run's turn");
         assert.equal(late.view.status, "running");
@@ -386,7 +387,7 @@ describe("audit lifecycle: leases across processes", () => {
       timeout: 90_000,
     },
     async () => {
-      const leaseMs = 400;
+      const leaseMs = 800;
       const url = newUrl();
       const threadId = await createThread(url);
       const child = await startChild({
@@ -395,7 +396,7 @@ describe("audit lifecycle: leases across processes", () => {
         leaseTtlMs: leaseMs,
         threadId,
         quick: 3,
-        idleMs: leaseMs * 3,
+        idleMs: leaseMs * 1.5,
       });
       let killed = false;
       const gw = scriptedGateway([{ text: "survivor answers" }, { text: "early answered" }]);
@@ -414,7 +415,7 @@ describe("audit lifecycle: leases across processes", () => {
           }),
         });
         // Several lease lengths after the victim's last commit: its renewals keep the turn.
-        await sleep(leaseMs * 4);
+        await sleep(leaseMs * 3);
         const early = await threads.send({
           threadId,
           requestKey: "early",
