@@ -131,6 +131,13 @@ async function assertClosed(host: Host, threads: ThreadService, threadId: string
   await rejectsWith(threads.cancel({ threadId, requestKey: "after-cancel" }), "host_closed");
   await rejectsWith(threads.create({ requestKey: "after-create" }), "host_closed");
   await rejectsWith(() => host.threads({ agent: agentOf(scriptedGateway([])) }), "host_closed");
+  await rejectsWith(threads.waitForIdle(threadId), "host_closed");
+  await rejectsWith(threads.history(threadId), "host_closed");
+  await rejectsWith(threads.list(), "host_closed");
+  await rejectsWith(host.activate(), "host_closed");
+  await rejectsWith(async () => {
+    for await (const _ of threads.subscribe(threadId)) break;
+  }, "host_closed");
   // A second shutdown is the same finished shutdown.
   await host.shutdown();
 }
