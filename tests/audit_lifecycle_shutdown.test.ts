@@ -467,3 +467,64 @@ describe("audit lifecycle: commands racing shutdown", () => {
     );
   }
 });
+
+describe("audit lifecycle: shutdown during a queue hand-over", () => {
+  test("a turn handed over while shutdown stops the run makes no model call", TIMEOUT, async () => {
+    await watchdog(WATCHDOG_MS, async () => {
+      // A store whose commits take a while once `slow` is set, kept open across hosts.
+      const inner = memoryStore();
+      let slow = false;
+      const store: KvStore = {
+        ...inner,
+        close: () => Promise.resolve(),
+        commit: async (op) => {
+          if (slow) await new Promise((resolve) => setTimeout(resolve, 30));
+          return await inner.commit(op);
+        },
+      };
+      let host!: Host;
+      let shut: Promise<void> | undefined;
+      const asked: string[] = [];
+      let releaseFirst!: () => void;
+      const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+      const gateway: Gateway = {
+        info: { provider: "handover", model: "m", stateKey: "handover:m", capabilities: {} },
+        async *stream(request): AsyncIterable<ProviderEvent> {
+          const last = request.messages.at(-1);
+          asked.push(last?.role === "user" ? last.text : "?");
+          if (asked.length === 1) await firstHeld;
+          yield { type: "text", delta: `answer ${asked.length}` };
+          if (asked.length === 1) {
+            // Shutdown comes while the turn's end (and the hand-over) is being committed.
+            slow = true;
+            setTimeout(() => (shut = host.shutdown()), 5);
+          }
+          yield { type: "finish", reason: "stop" };
+        },
+      };
+      host = await openHost({ store });
+      const threads = host.threads({ agent: agentOf(gateway) });
+      const { threadId } = await threads.create({ requestKey: "c" });
+      await threads.send({ threadId, requestKey: "s1", input: { text: "one" } });
+      const queued = await threads.send({ threadId, requestKey: "s2", input: { text: "two" } });
+      assert.equal(queued.queued, true);
+      releaseFirst();
+      for (let i = 0; i < 400 && shut === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await shut;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(asked, ["one"], "a turn started after shutdown called the model");
+      slow = false;
+      const again = await openHost({ store });
+      try {
+        const view = await again.threads({ agent: agentOf(scriptedGateway([])) }).view(threadId);
+        assert.equal(view.status, "idle");
+        assert.notEqual(view.turns[1]?.outcome, "completed");
+        assert.equal(view.items.some((item) => item.text === "answer 2"), false);
+      } finally {
+        await again.shutdown();
+      }
+    });
+  });
+});
