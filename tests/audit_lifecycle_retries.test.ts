@@ -17,6 +17,7 @@ import {
   ProviderError,
   type ProviderEvent,
   type ProviderRequest,
+  type ThreadServiceWave2,
   type ThreadView,
 } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
@@ -345,6 +346,41 @@ describe("audit lifecycle: provider retries", () => {
       },
     );
   }
+
+  test(
+    "a steer during the retry sleep ends the wait: the next request carries it at once",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const gateway = scriptedGateway([
+          { error: { status: 503, retry: "retryable", message: "busy" } },
+          { text: "after steer" },
+        ]);
+        // A 60 s sleep: a steer that did not end it would leave the test waiting past its watchdog.
+        const { host, threads, threadId, events } = await open(gateway, { delaysMs: [60_000] });
+        try {
+          await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+          for (let i = 0; i < 400 && !events.some((e) => e.type === "provider.retry"); i++) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          await (threads as unknown as ThreadServiceWave2).steer({
+            threadId,
+            requestKey: "steer",
+            text: "steer now",
+          });
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+          assert.equal(view.turns.at(-1)?.outcome, "completed");
+          assert.deepEqual(view.items.map((item) => item.text), ["go", "steer now", "after steer"]);
+          assert.equal(gateway.requests.length, 2);
+          const last = gateway.requests[1].messages.at(-1);
+          assert.equal(last?.role === "user" ? last.text : undefined, "steer now");
+          assert.deepEqual(attemptTrail(events), ["attempt 1", "retry 1", "attempt 1"]);
+        } finally {
+          await host.shutdown();
+        }
+      });
+    },
+  );
 
   test(
     "shutdown during the retry sleep returns; a new host finds the turn interrupted and retry completes it",
