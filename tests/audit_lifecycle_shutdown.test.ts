@@ -482,7 +482,8 @@ describe("audit lifecycle: shutdown during a queue hand-over", () => {
           return await inner.commit(op);
         },
       };
-      let host!: Host;
+      // The gateway shuts the host down; it learns the host once it is open.
+      const opened: { host?: Host } = {};
       let shut: Promise<void> | undefined;
       const asked: string[] = [];
       let releaseFirst!: () => void;
@@ -497,12 +498,12 @@ describe("audit lifecycle: shutdown during a queue hand-over", () => {
           if (asked.length === 1) {
             // Shutdown comes while the turn's end (and the hand-over) is being committed.
             slow = true;
-            setTimeout(() => (shut = host.shutdown()), 5);
+            setTimeout(() => (shut = opened.host!.shutdown()), 5);
           }
           yield { type: "finish", reason: "stop" };
         },
       };
-      host = await openHost({ store });
+      const host = opened.host = await openHost({ store });
       const threads = host.threads({ agent: agentOf(gateway) });
       const { threadId } = await threads.create({ requestKey: "c" });
       await threads.send({ threadId, requestKey: "s1", input: { text: "one" } });
