@@ -468,6 +468,70 @@ describe("audit lifecycle: commands racing shutdown", () => {
   }
 });
 
+describe("audit lifecycle: a respond racing shutdown", () => {
+  test(
+    "an approval given as shutdown begins runs no tool and no model call after it",
+    TIMEOUT,
+    async () => {
+      await watchdog(WATCHDOG_MS, async () => {
+        const open = backing("memory");
+        let ran = 0;
+        const guarded = defineTool({
+          name: "guarded",
+          description: "Needs approval",
+          input: z.object({}),
+          effect: "write",
+          permission: "ask",
+          execute: () => {
+            ran++;
+            return "written";
+          },
+        });
+        const gateway = scriptedGateway([
+          { toolCalls: [{ name: "guarded", arguments: {}, callId: "g1" }] },
+          { text: "done" },
+        ]);
+        const host = await openHost({ store: open() });
+        const threads = host.threads({ agent: agentOf(gateway, [guarded]) });
+        const { threadId } = await threads.create({ requestKey: "c" });
+        await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+        const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+        const responded = threads.respond({
+          threadId,
+          requestKey: "yes",
+          interactionId: waiting.pending[0].id,
+          decision: "approve",
+        }).then((result) => `resolved ${result.view.status}`, (error) => `rejected ${error.code}`);
+        // The respond has passed its open check; shutdown begins before its run starts.
+        await Promise.resolve();
+        await host.shutdown();
+        const outcome = await responded;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal(ran, 0, `the approved write ran after shutdown (${outcome})`);
+        assert.equal(gateway.requests.length, 1);
+        const again = await openHost({ store: open() });
+        try {
+          const view = await again.threads({ agent: agentOf(scriptedGateway([]), [guarded]) })
+            .view(threadId);
+          const tool = view.items.find((item) => item.kind === "tool")?.tool;
+          if (outcome === "rejected host_closed") {
+            assert.equal(view.status, "waiting");
+            assert.equal(tool?.status, "waiting_approval");
+          } else {
+            assert.equal(outcome, "resolved running");
+            // Approved, never dispatched: nothing happened, so the call is cancelled and retryable.
+            assert.equal(view.status, "idle");
+            assert.equal(tool?.status, "cancelled");
+            assert.equal(view.turns.at(-1)?.outcome, "interrupted");
+          }
+        } finally {
+          await again.shutdown();
+        }
+      });
+    },
+  );
+});
+
 describe("audit lifecycle: shutdown during a queue hand-over", () => {
   test("a turn handed over while shutdown stops the run makes no model call", TIMEOUT, async () => {
     await watchdog(WATCHDOG_MS, async () => {
