@@ -269,7 +269,13 @@ class EngineHost implements Host {
           : (known) => !known.parentThreadId || known.agentId === undefined ? agent : undefined,
         titleClaimed: (threadId, agent, input, generation) =>
           this.#titles.start(threadId, agent, input, generation),
-        onRunStart: () => this.#leases.runStarted(),
+        onRunStart: (run) => {
+          // A command that passed its open check before shutdown began can admit its turn
+          // after shutdown stopped the runs it found: that run stops before any model call
+          // (its turn stays admitted; the next host settles it as interrupted).
+          if (this.#closed) run.stop("The host is shutting down");
+          this.#leases.runStarted();
+        },
         onRunEnd: () => {
           this.#actors.trim();
           this.#leases.runEnded();
@@ -320,9 +326,13 @@ class EngineHost implements Host {
     ]);
     clearTimeout(timer);
     await this.#titles.stop();
-    this.#leases.stop();
+    this.#leases.close();
     this.#actors.stopProbes();
     for (const actor of actors) actor.publisher.close();
+    // A waitForIdle still waiting would never settle: a stopped run's turn is not
+    // settled here (the next host does that), so no status change comes. Woken, it
+    // finds the host closed and rejects `host_closed`.
+    for (const actor of this.#actors.all()) actor.wakeStatusWaiters();
     await this.#journal.close();
   }
 }

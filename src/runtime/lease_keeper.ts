@@ -31,6 +31,8 @@ export class LeaseKeeper {
   /** Whether `#timer` holds the process (it does while runs live). */
   #referenced = false;
   #running = 0;
+  /** Shut down: no timer is armed again (a run that starts late must not hold the process). */
+  #closed = false;
   readonly #tick: () => void;
 
   constructor(actors: ActorCache, ownership: Ownership) {
@@ -43,6 +45,7 @@ export class LeaseKeeper {
   /** A run started here: its lease must be kept. */
   runStarted(): void {
     this.#running++;
+    if (this.#closed) return;
     if (this.#timer === undefined) {
       this.#timer = setInterval(this.#tick, Math.max(10, this.#ownership.leaseTtlMs / 3));
       this.#referenced = true;
@@ -61,6 +64,12 @@ export class LeaseKeeper {
       handle.unref();
       this.#referenced = false;
     } else this.stop();
+  }
+
+  /** Stops the timer for good (shutdown): later runs arm none. */
+  close(): void {
+    this.#closed = true;
+    this.stop();
   }
 
   /** Stops the timer. */

@@ -9,6 +9,9 @@ import { keys } from "../journal/keys.ts";
 import { artifactShape } from "../journal/stored_shapes.ts";
 import type { Agent } from "../config/agent.ts";
 import { contextFigures } from "./context_figures.ts";
+import { settleOrphan } from "./settle_turn.ts";
+import { retryStale } from "./stale_retry.ts";
+import type { ThreadActor } from "./thread_actor.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { listChildren } from "../subagents/child_list.ts";
 import { summarize } from "./thread_summary.ts";
@@ -165,9 +168,18 @@ export async function waitForIdle(
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   for (;;) {
     options.signal?.throwIfAborted();
+    // Shutdown wakes every waiter: a closed host answers `host_closed`, not a read of its closed store.
+    ctx.assertOpen();
     // A turn run by another host is only seen by reading the store again.
     if (!actor.run) await actor.exclusive(() => actor.sync());
     actor.assertLive();
+    // A turn whose host is gone (another host's lease lapsed) runs nowhere and no status
+    // change would ever come: settle it here, as any command on the thread would. (This
+    // host's own orphans are settled by recovery at open, or by the store probe after a
+    // failed commit.)
+    if (actor.abandoned && lapsedElsewhere(actor) && !ctx.gate.deferred) {
+      await retryStale(() => actor.exclusive(() => settleOrphan(actor)));
+    }
     if ((actor.status === "idle" || actor.status === "waiting") && !actor.run) {
       return actor.snapshot();
     }
@@ -181,6 +193,12 @@ export async function waitForIdle(
     const poll = actor.runningElsewhere ? REMOTE_POLL_MS : undefined;
     await waitOnce(actor.nextStatusChange(), minDefined(remaining, poll), options.signal);
   }
+}
+
+/** Whether the active turn belongs to another host (so only its lapsed lease makes it abandoned). */
+function lapsedElsewhere(actor: ThreadActor): boolean {
+  const owner = actor.record.active?.owner;
+  return owner !== undefined && owner !== actor.ownership.hostId;
 }
 
 /** How often a host polls the store for a turn that another host runs. */

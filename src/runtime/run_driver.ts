@@ -17,7 +17,7 @@ import type { ThreadActor } from "./thread_actor.ts";
  * has returned.
  */
 export function driveRuns(actor: ThreadActor, first: ActiveRun, deps: RunDeps): void {
-  deps.onRunStart();
+  deps.onRunStart(first);
   void driveAll(actor, first, deps);
 }
 
@@ -25,7 +25,14 @@ export function driveRuns(actor: ThreadActor, first: ActiveRun, deps: RunDeps): 
 async function driveAll(actor: ThreadActor, first: ActiveRun, deps: RunDeps): Promise<void> {
   try {
     let run: ActiveRun | undefined = first;
-    while (run) run = await driveRun(actor, run, deps);
+    while (run) {
+      const next: ActiveRun | undefined = await driveRun(actor, run, deps);
+      // A stop (shutdown, delete) that came while the run was committing its turn's end can
+      // no longer prevent the hand-over in that commit; it reaches the turn handed over to,
+      // which then stops before its first model call.
+      if (next && run.stopRequested) next.stop("The run that handed over to this turn was stopped");
+      run = next;
+    }
   } finally {
     deps.onRunEnd(actor);
   }

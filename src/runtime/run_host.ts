@@ -40,8 +40,8 @@ export interface RunDeps extends AgentResolver {
   observe(event: ObservationEvent): void;
   /** Whether the host listens to observation events at all. */
   observing: boolean;
-  /** Runs started on a thread (its lease needs keeping). */
-  onRunStart(): void;
+  /** Runs started on a thread, `run` first (its lease needs keeping). */
+  onRunStart(run: ActiveRun): void;
   /** The runs of a thread finished (the actor may be evicted from the cache). */
   onRunEnd(actor: ThreadActor): void;
   /** A run died on a failed commit: settle its turn once the store answers again. */

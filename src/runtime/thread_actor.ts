@@ -366,6 +366,11 @@ export class ThreadActor {
     return this.#statusChange.next();
   }
 
+  /** Wakes status waiters without a change (shutdown: they must learn the host closed). */
+  wakeStatusWaiters(): void {
+    this.#statusChange.wakeAll();
+  }
+
   /** The queue as hosts see it. */
   queueView(): ThreadView["queue"] {
     return this.record.queue.map(queuedView);
