@@ -107,24 +107,39 @@ export const COPY_AT_ONCE_BELOW = 64;
 const NOT_YET_COPIED: never[] = [];
 
 /**
- * A host's own copy of a view item: the item, its tool call and its
- * interaction, the parts a host is likely to edit in place (deeper values,
- * such as arguments, are shared).
+ * A host's own copy of a view item, down to every object in it. Strings are
+ * shared (immutable); the objects a tool item carries — its `structured`
+ * value and `activity` — and an interaction's questions and resolution are
+ * copied too: the view model keeps the same objects (a plain `structured`
+ * value is the journal entry's own), so a host editing them in place would
+ * change what every later view and history page shows, but not what a
+ * restarted host reads from the store.
  *
  * @param item an item of the view model
  * @returns a copy the host may change
  */
 export function copyItem(item: ThreadItem): ThreadItem {
   const copy = { ...item };
-  if (copy.tool) copy.tool = { ...copy.tool };
-  if (copy.interaction) copy.interaction = { ...copy.interaction };
+  if (copy.tool) {
+    const tool = copy.tool = { ...copy.tool };
+    // structuredClone keeps what `structured` may hold (Date, Map, Set, BigInt, RegExp).
+    if (typeof tool.structured === "object" && tool.structured !== null) {
+      tool.structured = structuredClone(tool.structured);
+    }
+    if (tool.activity) tool.activity = structuredClone(tool.activity);
+  }
+  if (copy.interaction) copy.interaction = structuredClone(copy.interaction);
   return copy;
 }
 
-// A turn, with its own list of final items.
+// A turn, with its own list of final items and its own usage, failure and retry facts
+// (the view model's turns share those objects with every view made before).
 function copyTurnSummary(turn: TurnSummary): TurnSummary {
   const copy = copyTurn(turn);
   copy.finalItemIds = copy.finalItemIds.slice();
+  if (copy.usage) copy.usage = { ...copy.usage };
+  if (copy.failure) copy.failure = structuredClone(copy.failure);
+  if (copy.retryOf) copy.retryOf = { ...copy.retryOf };
   return copy;
 }
 

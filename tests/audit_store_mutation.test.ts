@@ -1,0 +1,184 @@
+/**
+ * Store audit: what the engine shows and stores does not change when the host
+ * changes objects it got back (views, history pages, context figures, thread
+ * lists) or objects it handed in (tool results, gateway usage and state), on
+ * a memory store (whose entries are encoded lazily) and on a libSQL file.
+ * After the edits, a new host on the same store shows exactly the live view.
+ */
+import { after, describe, test } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import {
+  defineAgent,
+  defineTool,
+  type Gateway,
+  type KvStore,
+  memoryStore,
+  openHost,
+  type ProviderEvent,
+  type ThreadService,
+} from "@floret/engine";
+import { libsqlStore } from "@floret/engine/libsql";
+import type { ScriptStep } from "@floret/engine/testing";
+import {
+  durableView,
+  idle,
+  keepOpen,
+  openAudit,
+  round,
+  sameAt,
+  scribble,
+  storedRows,
+} from "./support/audit_store.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "floret-audit-store-mutation-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+const STORES: { name: string; open(): KvStore }[] = [
+  { name: "memory", open: () => memoryStore() },
+  { name: "libSQL file", open: () => libsqlStore({ url: `file:${join(dir, `m${++files}.db`)}` }) },
+];
+
+/** Everything a host can read about one thread, as deep copies. */
+async function readAll(threads: ThreadService, threadId: string) {
+  const view = durableView(await threads.view(threadId));
+  const pages = [];
+  for (const limit of [1, 5, 500]) {
+    let before: string | undefined;
+    for (;;) {
+      const page = await threads.history(threadId, { limit, before });
+      pages.push(structuredClone(page));
+      if (!page.hasMore) break;
+      before = page.before;
+    }
+  }
+  const context = structuredClone(await threads.context(threadId));
+  const list = structuredClone(await threads.list({ limit: 100 }));
+  return { view, pages, context, list };
+}
+
+for (const backend of STORES) {
+  describe(`store audit, host edits, on ${backend.name}`, () => {
+    test("scribbling over every returned view, page, context and list changes nothing shown or stored", async () => {
+      const store = backend.open();
+      try {
+        const plays: ScriptStep[] = [];
+        const a = await openAudit(store, plays);
+        const { threadId } = await a.threads.create({ requestKey: "create" });
+        for (const r of ["r1", "r2", "r3"]) await round(a, plays, threadId, r);
+        const mid = (await a.threads.view(threadId)).items[20];
+        const fork = await a.threads.fork({ threadId, requestKey: "fork", atItemId: mid.id });
+        const live = await idle(a.threads, threadId);
+        assert.ok(live.items.length >= 64, `${live.items.length} items`);
+        const before = await readAll(a.threads, threadId);
+        const forkBefore = await readAll(a.threads, fork.threadId);
+        const rowsBefore = await storedRows(store);
+
+        // Edit everything the host got back, through every query and command result.
+        scribble(live);
+        scribble(fork.view);
+        scribble(await a.threads.view(threadId));
+        for (const limit of [1, 7, 500]) scribble(await a.threads.history(threadId, { limit }));
+        scribble(await a.threads.context(threadId));
+        scribble(await a.threads.list());
+        // Replays return views too.
+        scribble(await a.threads.fork({ threadId, requestKey: "fork", atItemId: mid.id }));
+        scribble(await a.threads.view(fork.threadId));
+
+        sameAt(await readAll(a.threads, threadId), before, "live after edits");
+        sameAt(await readAll(a.threads, fork.threadId), forkBefore, "live fork after edits");
+        sameAt(await storedRows(store), rowsBefore, "stored rows after edits");
+        // A new host reads the same store and shows what the live host shows.
+        const b = await openAudit(store, []);
+        sameAt(await readAll(b.threads, threadId), before, "restarted");
+        sameAt(await readAll(b.threads, fork.threadId), forkBefore, "restarted fork");
+        await a.host.shutdown();
+        await b.host.shutdown();
+        assert.deepEqual(await storedRows(store), rowsBefore);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("objects a tool returned or a gateway yielded, changed afterwards, change nothing", async () => {
+      const store = backend.open();
+      try {
+        // Handed in and kept by host code, which changes them after the engine took them.
+        const kept: object[] = [];
+        const tool = defineTool({
+          name: "report",
+          description: "A structured report",
+          input: z.object({ n: z.number() }),
+          execute: ({ n }) => {
+            const result = {
+              output: `report ${n}`,
+              structured: { n, list: [n, { deep: "x" }], when: new Date(1000 * n) },
+              activity: { label: `report ${n}`, rows: [{ kind: "text" as const, text: "row" }] },
+            };
+            kept.push(result);
+            return result;
+          },
+        });
+        let calls = 0;
+        const gateway: Gateway = {
+          info: { provider: "hand", model: "m", stateKey: "hand:m", capabilities: {} },
+          async *stream(): AsyncIterable<ProviderEvent> {
+            calls++;
+            const usage = { inputTokens: 100 * calls, outputTokens: 10 * calls };
+            const state = { opaque: { step: calls, list: [calls] } };
+            kept.push(usage, state);
+            if (calls % 2 === 1) {
+              yield { type: "tool-call-start", callId: `c${calls}`, name: "report" };
+              yield {
+                type: "tool-call-delta",
+                callId: `c${calls}`,
+                argumentsDelta: JSON.stringify({ n: calls }),
+              };
+              yield { type: "tool-call-end", callId: `c${calls}` };
+              yield { type: "usage", usage };
+              yield { type: "finish", reason: "tool_calls", state };
+            } else {
+              yield { type: "text", delta: `answer ${calls}` };
+              yield { type: "usage", usage };
+              yield { type: "finish", reason: "stop", state };
+            }
+          },
+        };
+        const agent = () =>
+          defineAgent({ id: "kept", systemPrompt: "Keep.", gateway, tools: [tool] });
+        const host = await openHost({ store: keepOpen(store) });
+        const threads = host.threads({ agent: agent() });
+        const { threadId } = await threads.create({ requestKey: "create" });
+        for (let turn = 0; turn < 3; turn++) {
+          await threads.send({ threadId, requestKey: `s${turn}`, input: { text: `go ${turn}` } });
+          await idle(threads, threadId);
+        }
+        const before = await readAll(threads, threadId);
+        const tools = (before.view.items as { tool?: { structured?: unknown } }[])
+          .filter((item) => item.tool);
+        assert.deepEqual(
+          tools.map((item) => item.tool!.structured),
+          [1, 3, 5].map((n) => ({
+            n,
+            list: [n, { deep: "x" }],
+            when: new Date(1000 * n),
+          })),
+        );
+        const rowsBefore = await storedRows(store);
+        for (const object of kept) scribble(object);
+        sameAt(await readAll(threads, threadId), before, "live after edits");
+        sameAt(await storedRows(store), rowsBefore, "stored rows after edits");
+        const again = await openHost({ store: keepOpen(store) });
+        sameAt(await readAll(again.threads({ agent: agent() }), threadId), before, "restarted");
+        await host.shutdown();
+        await again.shutdown();
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
