@@ -105,13 +105,37 @@ export function auditTools(state: Tools) {
  * A gateway that answers summary requests with a scripted summary and plays
  * `plays` (shifted as used) for every other request.
  */
-export function playGateway(plays: ScriptStep[]) {
+export function playGateway(plays: Play[]) {
   const answer = (request: ProviderRequest): ScriptStep => {
     const first = request.messages[0] as { role: string; text?: string };
     if (first.role === "system" && first.text !== SYSTEM) return { text: "SCRIPTED SUMMARY" };
-    return plays.shift() ?? { text: "default answer" };
+    const next = plays.shift() ?? { text: "default answer" };
+    return typeof next === "function" ? next(request) : next;
   };
   return scriptedGateway(Array.from({ length: 5000 }, () => answer));
+}
+
+/** A scripted answer, or one made from the request it answers. */
+export type Play = ScriptStep | ((request: ProviderRequest) => ScriptStep);
+
+/** The child agent the audit agent may spawn: it answers every task with one text. */
+export function helperAgent() {
+  const answer = (request: ProviderRequest): ScriptStep => {
+    const users = request.messages.filter((m) => m.role === "user");
+    return { text: `helper did: ${(users.at(-1) as { text: string } | undefined)?.text}` };
+  };
+  return defineAgent({
+    id: "helper",
+    systemPrompt: "You help.",
+    gateway: scriptedGateway(Array.from({ length: 500 }, () => answer)),
+  });
+}
+
+/** The thread ids the `spawn_agent` results of a request name. */
+function spawned(request: ProviderRequest): string[] {
+  return request.messages.flatMap((m) =>
+    m.role === "tool" && m.name === "spawn_agent" ? [JSON.parse(m.output).threadId as string] : []
+  );
 }
 
 /** A host on `store` (kept open) with the audit agent. */
@@ -124,7 +148,7 @@ export interface AuditHost {
 /** Opens a host with the audit agent on `store`; `plays` feeds its gateway. */
 export async function openAudit(
   store: KvStore,
-  plays: ScriptStep[],
+  plays: Play[],
   state: Tools = { written: [] },
 ): Promise<AuditHost> {
   const host = await openHost({ store: keepOpen(store) });
@@ -134,6 +158,7 @@ export async function openAudit(
       systemPrompt: SYSTEM,
       gateway: playGateway(plays),
       tools: auditTools(state),
+      subagents: [helperAgent()],
       providerRetry: { delaysMs: [1, 1, 1, 1] },
       // Small enough that a long input makes manual compaction compact.
       context: { windowTokens: 6000 },
@@ -163,11 +188,11 @@ export async function liveAfter(threads: ThreadService, threadId: string, text: 
  * manual compaction with a scripted summary, a steer, a cancel, a retry, a
  * failure and a title. Adds about 30 items.
  */
-export async function round(a: AuditHost, plays: ScriptStep[], threadId: string, r: string) {
+export async function round(a: AuditHost, plays: Play[], threadId: string, r: string) {
   const { threads } = a;
   let n = 0;
   const key = (what: string) => `${threadId}:${r}:${what}:${++n}`;
-  const send = async (text: string, steps: ScriptStep[]) => {
+  const send = async (text: string, steps: Play[]) => {
     plays.push(...steps);
     await threads.send({ threadId, requestKey: key("send"), input: { text } });
     return await idle(threads, threadId);
@@ -193,6 +218,13 @@ export async function round(a: AuditHost, plays: ScriptStep[], threadId: string,
       }],
     },
     { text: `sum ${r}`, reasoning: `thinking ${r}` },
+  ]);
+  await send(`spawn ${r}`, [
+    { toolCalls: [{ name: "spawn_agent", arguments: { agent: "helper", task: `task ${r}` } }] },
+    (request) => ({
+      toolCalls: [{ name: "wait_agents", arguments: { threadIds: spawned(request).slice(-1) } }],
+    }),
+    { text: `spawned ${r}` },
   ]);
   for (const decision of ["approve", "deny"] as const) {
     const waiting = await send(`write ${r} ${decision}`, [{
