@@ -254,7 +254,7 @@ export function createThreadService(
     },
     promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand("queueItem", input))),
     deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand("queueItem", input))),
-    compact: guarded((input) => compact(ctx, parseCommand("compact", input), staticAgent)),
+    compact: guarded((input) => compact(ctx, parseCommand("compact", input))),
     context: guarded((threadId) =>
       context(
         ctx,
