@@ -15,6 +15,7 @@ import {
   defineAgent,
   defineTool,
   type Gateway,
+  isFloretError,
   type KvStore,
   memoryStore,
   openHost,
@@ -99,6 +100,63 @@ for (const backend of STORES) {
         await a.host.shutdown();
         await b.host.shutdown();
         assert.deepEqual(await storedRows(store), rowsBefore);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("scribbling over pending questions and approvals changes nothing shown or stored", async () => {
+      const store = backend.open();
+      try {
+        const plays: ScriptStep[] = [];
+        const a = await openAudit(store, plays);
+        const { threadId } = await a.threads.create({ requestKey: "create" });
+        plays.push({
+          toolCalls: [{
+            name: "ask_user",
+            arguments: {
+              questions: [{ id: "q", prompt: "Which?", options: ["x", "y"] }, {
+                id: "s",
+                prompt: "Secret?",
+                secret: true,
+              }],
+            },
+          }],
+        });
+        const sent = await a.threads.send({ threadId, requestKey: "ask", input: { text: "ask" } });
+        const waiting = await idle(a.threads, threadId);
+        assert.equal(waiting.pending.length, 1);
+        const interactionId = waiting.pending[0].id;
+        const before = await readAll(a.threads, threadId);
+        const rowsBefore = await storedRows(store);
+        scribble(sent);
+        scribble(waiting);
+        scribble(await a.threads.view(threadId));
+        scribble(await a.threads.history(threadId, { limit: 5 }));
+        sameAt(await readAll(a.threads, threadId), before, "live after edits");
+        sameAt(await storedRows(store), rowsBefore, "stored rows after edits");
+        const b = await openAudit(store, []);
+        sameAt(await readAll(b.threads, threadId), before, "restarted");
+        // The answer is checked against the options as asked, not as a host edited them.
+        await assert.rejects(
+          a.threads.respond({
+            threadId,
+            requestKey: "answer scribbled",
+            interactionId,
+            answers: [{ questionId: "q", value: "scribbled x" }, { questionId: "s", value: "1" }],
+          }),
+          (error: unknown) => isFloretError(error) && error.code === "invalid_input",
+        );
+        plays.push({ text: "thanks" });
+        await a.threads.respond({
+          threadId,
+          requestKey: "answer",
+          interactionId,
+          answers: [{ questionId: "q", value: "x" }, { questionId: "s", value: "1" }],
+        });
+        await idle(a.threads, threadId);
+        await a.host.shutdown();
+        await b.host.shutdown();
       } finally {
         await store.close();
       }

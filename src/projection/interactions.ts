@@ -130,11 +130,18 @@ export function publicInteraction(state: InteractionState): Interaction {
   };
   if (state.callId !== undefined) out.callId = state.callId;
   if (state.toolName !== undefined) out.toolName = state.toolName;
-  if (state.questions) out.questions = state.questions.map((question) => ({ ...question }));
+  // Each question's options too: the copy goes to hosts, who may edit it in place.
+  if (state.questions) out.questions = state.questions.map(copyQuestion);
   if (state.resolution) out.resolution = publicResolution(state.resolution);
   out.createdAt = state.openedAt;
   if (state.resolvedAt) out.resolvedAt = state.resolvedAt;
   return out;
+}
+
+function copyQuestion(question: StoredQuestion): StoredQuestion {
+  const copy = { ...question };
+  if (copy.options) copy.options = copy.options.slice();
+  return copy;
 }
 
 function publicResolution(resolution: InteractionResolution): Interaction["resolution"] {
