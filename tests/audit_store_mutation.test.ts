@@ -77,7 +77,8 @@ for (const backend of STORES) {
         assert.ok(live.items.length >= 64, `${live.items.length} items`);
         const before = await readAll(a.threads, threadId);
         const forkBefore = await readAll(a.threads, fork.threadId);
-        const rowsBefore = await storedRows(store);
+        // The store is not read before the edits: a memory store makes an entry's text when it is
+        // first read, so edits reaching an entry would show in what a restarted host reads.
 
         // Edit everything the host got back, through every query and command result.
         scribble(live);
@@ -90,16 +91,16 @@ for (const backend of STORES) {
         scribble(await a.threads.fork({ threadId, requestKey: "fork", atItemId: mid.id }));
         scribble(await a.threads.view(fork.threadId));
 
-        sameAt(await readAll(a.threads, threadId), before, "live after edits");
-        sameAt(await readAll(a.threads, fork.threadId), forkBefore, "live fork after edits");
-        sameAt(await storedRows(store), rowsBefore, "stored rows after edits");
-        // A new host reads the same store and shows what the live host shows.
+        // A new host reads the same store and shows what the live host showed.
         const b = await openAudit(store, []);
         sameAt(await readAll(b.threads, threadId), before, "restarted");
         sameAt(await readAll(b.threads, fork.threadId), forkBefore, "restarted fork");
+        sameAt(await readAll(a.threads, threadId), before, "live after edits");
+        sameAt(await readAll(a.threads, fork.threadId), forkBefore, "live fork after edits");
+        const rows = await storedRows(store);
         await a.host.shutdown();
         await b.host.shutdown();
-        assert.deepEqual(await storedRows(store), rowsBefore);
+        sameAt(await storedRows(store), rows, "stored rows after both hosts stopped");
       } finally {
         await store.close();
       }
@@ -128,15 +129,13 @@ for (const backend of STORES) {
         assert.equal(waiting.pending.length, 1);
         const interactionId = waiting.pending[0].id;
         const before = await readAll(a.threads, threadId);
-        const rowsBefore = await storedRows(store);
         scribble(sent);
         scribble(waiting);
         scribble(await a.threads.view(threadId));
         scribble(await a.threads.history(threadId, { limit: 5 }));
-        sameAt(await readAll(a.threads, threadId), before, "live after edits");
-        sameAt(await storedRows(store), rowsBefore, "stored rows after edits");
         const b = await openAudit(store, []);
         sameAt(await readAll(b.threads, threadId), before, "restarted");
+        sameAt(await readAll(a.threads, threadId), before, "live after edits");
         // The answer is checked against the options as asked, not as a host edited them.
         await assert.rejects(
           a.threads.respond({
@@ -226,12 +225,10 @@ for (const backend of STORES) {
             when: new Date(1000 * n),
           })),
         );
-        const rowsBefore = await storedRows(store);
         for (const object of kept) scribble(object);
-        sameAt(await readAll(threads, threadId), before, "live after edits");
-        sameAt(await storedRows(store), rowsBefore, "stored rows after edits");
         const again = await openHost({ store: keepOpen(store) });
         sameAt(await readAll(again.threads({ agent: agent() }), threadId), before, "restarted");
+        sameAt(await readAll(threads, threadId), before, "live after edits");
         await host.shutdown();
         await again.shutdown();
       } finally {

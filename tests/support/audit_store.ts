@@ -22,14 +22,14 @@ import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 /** The agent's system prompt; a request that starts with another one is a summary request. */
 export const SYSTEM = "You are the store audit agent.";
 
-/** A store wrapper whose `close` leaves the store open, so several hosts can use it in turn. */
+/**
+ * The store with a `close` that leaves it open, so several hosts can use it in
+ * turn. A spread, not a wrapper of the four methods: it keeps every other own
+ * property of the store, so a host uses the store exactly as it would use the
+ * store itself (the memory store's own commit path included).
+ */
 export function keepOpen(store: KvStore): KvStore {
-  return {
-    getMany: (keys) => store.getMany(keys),
-    list: (selector, options) => store.list(selector, options),
-    commit: (op) => store.commit(op),
-    close: async () => {},
-  };
+  return { ...store, close: async () => {} };
 }
 
 /** Key parts as JSON can show them (bigints and bytes tagged). */
