@@ -23,7 +23,7 @@ import {
   type ThreadService,
 } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
-import type { ScriptStep } from "@floret/engine/testing";
+import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import {
   durableView,
   idle,
@@ -156,6 +156,90 @@ for (const backend of STORES) {
         await idle(a.threads, threadId);
         await a.host.shutdown();
         await b.host.shutdown();
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("command inputs the host changes after the command returned change nothing", async () => {
+      const store = backend.open();
+      try {
+        const PNG =
+          "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+        const gateway = () =>
+          scriptedGateway([
+            { text: "seen", usage: { inputTokens: 10, outputTokens: 2 } },
+            {
+              toolCalls: [{
+                name: "ask_user",
+                arguments: { questions: [{ id: "q", prompt: "Which?", options: ["x", "y"] }] },
+              }],
+            },
+            { text: "answered" },
+            { text: "queued one" },
+          ], { capabilities: { images: true } });
+        const agent = (g: ReturnType<typeof gateway>) =>
+          defineAgent({ id: "inputs", systemPrompt: "Inputs.", gateway: g });
+        const host = await openHost({ store: keepOpen(store) });
+        const threads = host.threads({ agent: agent(gateway()) });
+        const inputs: object[] = [];
+        const keep = <T extends object>(input: T): T => (inputs.push(input), input);
+        const { threadId } = await threads.create(keep({ requestKey: "create", title: "Inputs" }));
+        await threads.send(keep({
+          threadId,
+          requestKey: "image",
+          input: {
+            text: "look",
+            attachments: [{ type: "image", mediaType: "image/png", dataBase64: PNG, name: "dot" }],
+          },
+          supplementalContext: [{ title: "Now", text: "supplemental" }],
+        }));
+        await idle(threads, threadId);
+        await threads.send(keep({ threadId, requestKey: "ask", input: { text: "ask me" } }));
+        const waiting = await idle(threads, threadId);
+        // Queued behind the waiting turn, with an image.
+        await threads.send(keep({
+          threadId,
+          requestKey: "queued",
+          input: {
+            text: "later",
+            attachments: [{ type: "image", mediaType: "image/png", dataBase64: PNG }],
+          },
+        }));
+        await threads.respond(keep({
+          threadId,
+          requestKey: "answer",
+          interactionId: waiting.pending[0].id,
+          answers: [{ questionId: "q", value: "x" }],
+        }));
+        await idle(threads, threadId);
+        await threads.setTitle(keep({ threadId, requestKey: "title", title: "Renamed" }));
+        const fork = await threads.fork(keep({ threadId, requestKey: "fork" }));
+        const before = await readAll(threads, threadId);
+        const forkBefore = await readAll(threads, fork.threadId);
+        assert.deepEqual(
+          (before.view.items as { kind: string; text?: string }[]).map((i) => [i.kind, i.text]),
+          [
+            ["user", "look"],
+            ["assistant", "seen"],
+            ["user", "ask me"],
+            ["interaction", undefined],
+            ["assistant", "answered"],
+            ["user", "later"],
+            ["assistant", "queued one"],
+          ],
+        );
+        for (const input of inputs) scribble(input);
+        const again = await openHost({ store: keepOpen(store) });
+        const restarted = again.threads({ agent: agent(gateway()) });
+        sameAt(await readAll(restarted, threadId), before, "restarted");
+        sameAt(await readAll(restarted, fork.threadId), forkBefore, "restarted fork");
+        sameAt(await readAll(threads, threadId), before, "live after edits");
+        // Replays answer from what was committed, not from the edited inputs.
+        const replay = await threads.setTitle({ threadId, requestKey: "title", title: "Renamed" });
+        assert.equal(replay.view.title, "Renamed");
+        await host.shutdown();
+        await again.shutdown();
       } finally {
         await store.close();
       }
