@@ -110,6 +110,27 @@ async function converse(store: KvStore) {
   // A fork cut inside a turn (at its question): that turn reads interrupted there.
   const asked = items.find((item) => item.kind === "interaction")!;
   await a.threads.fork({ threadId, requestKey: "fork inside", atItemId: asked.id });
+  // A thread left waiting: an approval pending beside a question's answer, todos, and a
+  // queued input behind it (pending interactions and the queue survive a restart).
+  const waiting = await a.threads.create({ requestKey: "create waiting" });
+  plays.push({
+    toolCalls: [
+      { name: "todo_write", arguments: { todos: [{ text: "wait", status: "pending" }] } },
+      { name: "write", arguments: { line: "pending line" } },
+    ],
+  });
+  await a.threads.send({
+    threadId: waiting.threadId,
+    requestKey: "send waiting",
+    input: { text: "write it" },
+  });
+  const held = await idle(a.threads, waiting.threadId);
+  assert.equal(held.status, "waiting");
+  await a.threads.send({
+    threadId: waiting.threadId,
+    requestKey: "send queued",
+    input: { text: "queued behind" },
+  });
   return { a, threadId, items: items.length };
 }
 
@@ -205,6 +226,12 @@ describe("store audit: a restarted host shows what the live host showed", () => 
       const b = await openAudit(again, []);
       sameAt(await everything(b.threads), live, "restarted host");
       for (const id of live.ids) await idle(b.threads, id);
+      const waiting = Object.values(live.shown).map((t) =>
+        (t as { view: { status: string; queue: unknown[]; pending: unknown[] } }).view
+      ).filter((view) => view.status === "waiting");
+      assert.equal(waiting.length, 1);
+      assert.equal(waiting[0].queue.length, 1);
+      assert.equal(waiting[0].pending.length, 1);
       await b.host.shutdown();
       sameAt(await storedRows(again), rows, "rows after a restarted host only read");
       await again.close();
