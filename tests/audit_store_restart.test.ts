@@ -96,6 +96,17 @@ async function everything(threads: ThreadService) {
   return { ids, lists, shown };
 }
 
+/** A fork of `threadId` at `cut`, as its host shows it (view, all pages of 500, figures). */
+async function forkShown(threads: ThreadService, threadId: string, cut: string, key: string) {
+  const fork = await threads.fork({ threadId, requestKey: key, atItemId: cut });
+  return {
+    returned: durableView(fork.view),
+    view: durableView(await threads.view(fork.threadId)),
+    pages: await pagesOf(threads, fork.threadId, 500),
+    context: structuredClone(await threads.context(fork.threadId)),
+  };
+}
+
 /** The conversation: three rounds on a root, a fork inside it grown by a round, a fork of that fork. */
 async function converse(store: KvStore) {
   const plays: Play[] = [];
@@ -189,8 +200,15 @@ describe("store audit: a restarted host shows what the live host showed", () => 
     test(`on ${backend.name}`, async () => {
       const open = backend.opener();
       const store = open();
-      const { a, items } = await converse(store);
+      const { a, items, threadId } = await converse(store);
       assert.ok(items >= 64, `the root has ${items} items`);
+      // Forks at many cuts, made live; after the restart the same cuts are forked again.
+      const cuts = (await a.threads.view(threadId)).items.filter((_, i) => i % 6 === 0)
+        .map((item) => item.id);
+      const liveForks = [];
+      for (const [i, cut] of cuts.entries()) {
+        liveForks.push(await forkShown(a.threads, threadId, cut, `live cut ${i}`));
+      }
       const live = await everything(a.threads);
       assert.ok(live.ids.length >= 7, `threads: ${live.ids.length}`);
       // A child's figures are its own agent's (the helper's default window), not the parent's 6000.
@@ -226,6 +244,14 @@ describe("store audit: a restarted host shows what the live host showed", () => 
       const b = await openAudit(again, []);
       sameAt(await everything(b.threads), live, "restarted host");
       for (const id of live.ids) await idle(b.threads, id);
+      // A fork made after the restart equals the fork the live host made at the same cut.
+      for (const [i, cut] of cuts.entries()) {
+        sameAt(
+          normalised(await forkShown(b.threads, threadId, cut, `restarted cut ${i}`)),
+          normalised(liveForks[i]),
+          `fork at cut ${i} after a restart`,
+        );
+      }
       const waiting = Object.values(live.shown).map((t) =>
         (t as { view: { status: string; queue: unknown[]; pending: unknown[] } }).view
       ).filter((view) => view.status === "waiting");
@@ -233,7 +259,11 @@ describe("store audit: a restarted host shows what the live host showed", () => 
       assert.equal(waiting[0].queue.length, 1);
       assert.equal(waiting[0].pending.length, 1);
       await b.host.shutdown();
-      sameAt(await storedRows(again), rows, "rows after a restarted host only read");
+      // The restarted host's forks added rows; every row there before is unchanged.
+      const after = await storedRows(again);
+      for (const [key, value] of rows) {
+        if (!key.startsWith('["updated"')) assert.equal(after.get(key), value, `row ${key}`);
+      }
       await again.close();
       seen[backend.name] = normalised(live);
     });
