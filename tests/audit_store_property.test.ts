@@ -11,10 +11,14 @@
  * `FLORET_AUDIT_RUNS` sets the number of sequences; `FLORET_AUDIT_SEED`
  * replays a failing seed.
  */
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import process from "node:process";
 import fc from "fast-check";
+import { libsqlStore } from "@floret/engine/libsql";
 import { isFloretError, type KvStore, memoryStore, type ThreadService } from "@floret/engine";
 import {
   type AuditHost,
@@ -27,7 +31,9 @@ import {
   scribble,
 } from "./support/audit_store.ts";
 
-const RUNS = Number(process.env.FLORET_AUDIT_RUNS ?? 30);
+const RUNS = Number(process.env.FLORET_AUDIT_RUNS ?? 60);
+/** A libSQL file commits to disk: fewer sequences there keep the file under its time budget. */
+const LIBSQL_RUNS = Math.max(1, Math.floor(RUNS / 5));
 const SEED = process.env.FLORET_AUDIT_SEED;
 
 /** One command of a sequence; `thread` picks among the threads made so far. */
@@ -225,8 +231,7 @@ async function shown(threads: ThreadService, threadId: string) {
   return { view, pages, context: structuredClone(await threads.context(threadId)) };
 }
 
-async function runSequence(ops: Op[]): Promise<void> {
-  const store: KvStore = memoryStore();
+async function runSequence(store: KvStore, ops: Op[]): Promise<void> {
   const plays: Play[] = [];
   const a = await openAudit(store, plays);
   const ids = [(await a.threads.create({ requestKey: "create" })).threadId];
@@ -261,26 +266,45 @@ async function runSequence(ops: Op[]): Promise<void> {
   }
   await a.host.shutdown();
   await b.host.shutdown();
+  await store.close();
 }
 
+const dir = mkdtempSync(join(tmpdir(), "floret-audit-store-property-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+const BACKENDS = [
+  { name: "memory", runs: RUNS, open: (): KvStore => memoryStore() },
+  {
+    name: "libSQL file",
+    runs: LIBSQL_RUNS,
+    open: (): KvStore => libsqlStore({ url: `file:${join(dir, `p${++files}.db`)}` }),
+  },
+];
+
 describe("store audit: property", () => {
-  test(`a restarted host shows what the live one showed after random commands (${RUNS} sequences)`, async () => {
-    const details = await fc.check(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), runSequence),
-      {
-        numRuns: RUNS,
-        seed: SEED === undefined ? undefined : Number(SEED),
-        endOnFailure: true,
-      },
-    );
-    if (details.failed) {
-      const error = details.errorInstance;
-      assert.fail(
-        `${error instanceof Error ? error.message : String(error)}\n${
-          fc.defaultReportMessage(details)
-        }`,
+  for (const backend of BACKENDS) {
+    test(`on ${backend.name}: a restarted host shows what the live one showed after random commands (${backend.runs} sequences)`, async () => {
+      const details = await fc.check(
+        fc.asyncProperty(
+          fc.array(op, { minLength: 4, maxLength: 20 }),
+          (ops) => runSequence(backend.open(), ops),
+        ),
+        {
+          numRuns: backend.runs,
+          seed: SEED === undefined ? undefined : Number(SEED),
+          endOnFailure: true,
+        },
       );
-    }
-    assert.equal(details.numRuns, RUNS);
-  });
+      if (details.failed) {
+        const error = details.errorInstance;
+        assert.fail(
+          `${error instanceof Error ? error.message : String(error)}\n${
+            fc.defaultReportMessage(details)
+          }`,
+        );
+      }
+      assert.equal(details.numRuns, backend.runs);
+    });
+  }
 });
