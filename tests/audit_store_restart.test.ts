@@ -272,4 +272,41 @@ describe("store audit: a restarted host shows what the live host showed", () => 
     assert.equal(Object.keys(seen).length, 2, "both stores ran");
     sameAt(seen["libSQL file"], seen.memory, "libSQL vs memory");
   });
+  for (const backend of BACKENDS) {
+    test(`on ${backend.name}: the next request after a restart is the one the live host would send`, async () => {
+      const open = backend.opener();
+      const store = open();
+      const { a, threadId } = await converse(store);
+      // Live: a fork at the end has the same path; its next request is the live projection.
+      const fork = await a.threads.fork({ threadId, requestKey: "fork at end" });
+      const plays: Play[] = [];
+      a.gateway.requests.length = 0;
+      await a.threads.send({
+        threadId: fork.threadId,
+        requestKey: "next",
+        input: { text: "next" },
+      });
+      await idle(a.threads, fork.threadId);
+      const liveRequest = a.gateway.requests[0];
+      await a.host.shutdown();
+      let again = store;
+      if (backend.reopens) {
+        await store.close();
+        again = open();
+      }
+      const b = await openAudit(again, plays);
+      await b.threads.send({ threadId, requestKey: "next", input: { text: "next" } });
+      await idle(b.threads, threadId);
+      const restartedRequest = b.gateway.requests[0];
+      assert.ok(
+        restartedRequest.messages.some((m) => "text" in m && m.text.includes("SCRIPTED SUMMARY")),
+        "the compaction's checkpoint is used after a restart",
+      );
+      sameAt(restartedRequest.messages, liveRequest.messages, "next request's messages");
+      sameAt(restartedRequest.tools, liveRequest.tools, "next request's tools");
+      assert.equal(restartedRequest.fingerprint, liveRequest.fingerprint);
+      await b.host.shutdown();
+      await again.close();
+    });
+  }
 });

@@ -143,6 +143,8 @@ export interface AuditHost {
   host: Host;
   threads: ThreadService;
   local: LocalThreadService;
+  /** The agent's gateway: every request it received. */
+  gateway: ReturnType<typeof playGateway>;
 }
 
 /** Opens a host with the audit agent on `store`; `plays` feeds its gateway. */
@@ -152,11 +154,12 @@ export async function openAudit(
   state: Tools = { written: [] },
 ): Promise<AuditHost> {
   const host = await openHost({ store: keepOpen(store) });
+  const gateway = playGateway(plays);
   const threads = host.threads({
     agent: defineAgent({
       id: "auditor",
       systemPrompt: SYSTEM,
-      gateway: playGateway(plays),
+      gateway,
       tools: auditTools(state),
       subagents: [helperAgent()],
       providerRetry: { delaysMs: [1, 1, 1, 1] },
@@ -164,7 +167,7 @@ export async function openAudit(
       context: { windowTokens: 6000 },
     }),
   });
-  return { host, threads, local: threads as LocalThreadService };
+  return { host, threads, local: threads as LocalThreadService, gateway };
 }
 
 /** Waits until the thread is idle or waiting. */
