@@ -15,11 +15,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { type KvStore, memoryStore, type ThreadService } from "@floret/engine";
+import { isFloretError, type KvStore, memoryStore, type ThreadService } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import {
   durableView,
   idle,
+  liveAfter,
   openAudit,
   type Play,
   round,
@@ -306,6 +307,97 @@ describe("store audit: a restarted host shows what the live host showed", () => 
       sameAt(restartedRequest.tools, liveRequest.tools, "next request's tools");
       assert.equal(restartedRequest.fingerprint, liveRequest.fingerprint);
       await b.host.shutdown();
+      await again.close();
+    });
+  }
+  for (const backend of BACKENDS) {
+    test(`on ${backend.name}: every command replayed after a restart returns its committed result and writes nothing`, async () => {
+      const open = backend.opener();
+      const store = open();
+      const plays: Play[] = [];
+      const a = await openAudit(store, plays);
+      const created = await a.threads.create({ requestKey: "c", title: "replayed" });
+      const threadId = created.threadId;
+      const inputs = {
+        send: { threadId, requestKey: "s", input: { text: `long ${"words ".repeat(1000)}` } },
+        ask: { threadId, requestKey: "ask", input: { text: "ask" } },
+        compact: { threadId, requestKey: "k" },
+        title: { threadId, requestKey: "t", title: "renamed" },
+        cancel: { threadId, requestKey: "x" },
+      };
+      plays.push({ text: "long answer" });
+      const sent = await a.threads.send(inputs.send);
+      await idle(a.threads, threadId);
+      plays.push({ text: "second answer" });
+      await a.threads.send({
+        threadId,
+        requestKey: "s2",
+        input: { text: `second ${"words ".repeat(1000)}` },
+      });
+      await idle(a.threads, threadId);
+      const compacted = await a.threads.compact(inputs.compact);
+      // Below the target: a noop, which is an operation of its own (one record, replayable).
+      assert.equal(compacted.outcome, "noop");
+      plays.push({ toolCalls: [{ name: "write", arguments: { line: "l" } }] });
+      const asked = await a.threads.send(inputs.ask);
+      const waiting = await idle(a.threads, threadId);
+      const respondInput = {
+        threadId,
+        requestKey: "r",
+        interactionId: waiting.pending[0].id,
+        decision: "approve" as const,
+      };
+      plays.push({ text: "written" });
+      await a.threads.respond(respondInput);
+      await idle(a.threads, threadId);
+      await a.threads.setTitle(inputs.title);
+      const forkInput = { threadId, requestKey: "f", atItemId: sent.view.items[0].id };
+      const forked = await a.threads.fork(forkInput);
+      // The cancel stops a streaming turn (a cancel of an idle thread commits nothing).
+      plays.push({ hang: true, text: "partial" });
+      await a.threads.send({ threadId, requestKey: "hang", input: { text: "hang" } });
+      await liveAfter(a.threads, threadId, "hang");
+      await a.threads.cancel(inputs.cancel);
+      const records = (await a.threads.context(threadId)).compactions;
+      await a.host.shutdown();
+      let again = store;
+      if (backend.reopens) {
+        await store.close();
+        again = open();
+      }
+      const rows = await storedRows(again);
+      const b = await openAudit(again, []);
+      const view = durableView(await b.threads.view(threadId));
+      // Each replay returns what was committed, and the thread as it is now.
+      const replayedCreate = await b.threads.create({ requestKey: "c", title: "replayed" });
+      assert.equal(replayedCreate.threadId, threadId);
+      const replayedSend = await b.threads.send(inputs.send);
+      assert.equal(replayedSend.turnId, sent.turnId);
+      assert.equal(replayedSend.queued, false);
+      sameAt(durableView(replayedSend.view), view, "send replay's view");
+      assert.equal((await b.threads.send(inputs.ask)).turnId, asked.turnId);
+      const replayedCompact = await b.threads.compact(inputs.compact);
+      assert.equal(replayedCompact.outcome, compacted.outcome);
+      sameAt((await b.threads.context(threadId)).compactions, records, "no record added");
+      sameAt(durableView((await b.threads.respond(respondInput)).view), view, "respond replay");
+      sameAt(durableView((await b.threads.setTitle(inputs.title)).view), view, "title replay");
+      assert.equal((await b.threads.fork(forkInput)).threadId, forked.threadId);
+      sameAt(durableView((await b.threads.cancel(inputs.cancel)).view), view, "cancel replay");
+      // Another kind under a used key conflicts, after a restart too.
+      for (const reuse of ["s", "k", "t", "r", "x"]) {
+        await assert.rejects(
+          b.threads.setTitle({ threadId, requestKey: reuse === "t" ? "s" : reuse, title: "other" }),
+          (error: unknown) => isFloretError(error) && error.code === "request_conflict",
+          `key ${reuse}`,
+        );
+      }
+      await assert.rejects(
+        b.threads.fork({ threadId, requestKey: "c" }),
+        (error: unknown) => isFloretError(error) && error.code === "request_conflict",
+      );
+      sameAt(durableView(await b.threads.view(threadId)), view, "view after the replays");
+      await b.host.shutdown();
+      sameAt(await storedRows(again), rows, "replays wrote nothing");
       await again.close();
     });
   }
