@@ -265,9 +265,12 @@ for (const backend of STORES) {
           },
         });
         let calls = 0;
+        // The messages of each request (assistant messages carry the opaque state).
+        const requests: unknown[][] = [];
         const gateway: Gateway = {
           info: { provider: "hand", model: "m", stateKey: "hand:m", capabilities: {} },
-          async *stream(): AsyncIterable<ProviderEvent> {
+          async *stream(request): AsyncIterable<ProviderEvent> {
+            requests.push(structuredClone(request.messages));
             calls++;
             const usage = { inputTokens: 100 * calls, outputTokens: 10 * calls };
             const state = { opaque: { step: calls, list: [calls] } };
@@ -311,9 +314,29 @@ for (const backend of STORES) {
         );
         for (const object of kept) scribble(object);
         const again = await openHost({ store: keepOpen(store) });
-        sameAt(await readAll(again.threads({ agent: agent() }), threadId), before, "restarted");
+        const restarted = again.threads({ agent: agent() });
+        sameAt(await readAll(restarted, threadId), before, "restarted");
         sameAt(await readAll(threads, threadId), before, "live after edits");
+        // The next request carries the state the last response gave, as it was given: live
+        // (on a fork at the end, whose path is the same) and after the restart.
+        const fork = await threads.fork({ threadId, requestKey: "fork" });
+        requests.length = 0;
+        await threads.send({ threadId: fork.threadId, requestKey: "next", input: { text: "n" } });
+        await idle(threads, fork.threadId);
         await host.shutdown();
+        await restarted.send({ threadId, requestKey: "next", input: { text: "n" } });
+        await idle(restarted, threadId);
+        // Six responses so far, each with its state as the gateway gave it.
+        const stateOf = (messages: unknown[]) =>
+          messages.flatMap((m) =>
+            "state" in (m as object) ? [(m as { state: unknown }).state] : []
+          );
+        assert.deepEqual(
+          stateOf(requests[0]),
+          [1, 2, 3, 4, 5, 6].map((step) => ({ opaque: { step, list: [step] } })),
+        );
+        assert.equal(requests.length, 4);
+        sameAt(requests[2], requests[0], "the next request after a restart");
         await again.shutdown();
       } finally {
         await store.close();
