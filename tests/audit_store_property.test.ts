@@ -5,8 +5,9 @@
  * titles, manual compactions, forks, steers, queue promotion and deletion,
  * commands issued without awaiting) on a scripted gateway. After each
  * sequence a new host on the same store must show, for every thread, the
- * same view, history pages and context figures as the live host; and every
- * error a command gave must be one the contract names for it.
+ * same view, history pages and context figures as the live host; a second
+ * host that only reads must show the same after every settled command; and
+ * every error a command gave must be one the contract names for it.
  *
  * `FLORET_AUDIT_RUNS` sets the number of sequences; `FLORET_AUDIT_SEED`
  * replays a failing seed.
@@ -235,6 +236,9 @@ async function runSequence(store: KvStore, ops: Op[]): Promise<void> {
   const plays: Play[] = [];
   const a = await openAudit(store, plays);
   const ids = [(await a.threads.create({ requestKey: "create" })).threadId];
+  // A second host on the same store, which only reads: after each settled command it must
+  // show what the host that ran it shows (it reads the store; nothing is pushed to it).
+  const observer = await openAudit(store, []);
   let n = 0;
   for (const o of ops) {
     const planned = plays.length;
@@ -249,7 +253,11 @@ async function runSequence(store: KvStore, ops: Op[]): Promise<void> {
       }
     }
     // Settle between commands unless the command left a turn running on purpose (steer).
-    if (o.op !== "steer") { for (const id of ids) await idle(a.threads, id); }
+    if (o.op !== "steer") {
+      for (const id of ids) await idle(a.threads, id);
+      const id = ids[o.thread % ids.length];
+      sameAt(await shown(observer.threads, id), await shown(a.threads, id), `observer after #${n}`);
+    }
   }
   // Stop what still runs (a steered turn hangs until cancelled), then settle everything.
   for (const id of ids) {
@@ -266,6 +274,7 @@ async function runSequence(store: KvStore, ops: Op[]): Promise<void> {
   }
   await a.host.shutdown();
   await b.host.shutdown();
+  await observer.host.shutdown();
   await store.close();
 }
 

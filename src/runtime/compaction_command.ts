@@ -89,8 +89,12 @@ export async function compact(
             ? `The context is below the target: ${estimate} of ${budget.target} tokens`
             : "The agent's context window is unknown",
         };
+        // The record is rewritten (its last seq, hence its version, moves), not only checked:
+        // an append under an unchanged record is invisible to another host's version check,
+        // which would then read its cached copy and commit its next entry at this seq,
+        // overwriting the record of this operation.
         await actor.commit({
-          record: null,
+          record: actor.record,
           entries: [noop],
           request: claimOf(key, { outcome: "noop", operationId }),
         });
