@@ -7,6 +7,7 @@
  * @module
  */
 import type { ThreadUpdate, ViewOp } from "../projection/view_types.ts";
+import { copyItem } from "./view_snapshot.ts";
 
 /** Limits and timing of live updates (DESIGN.md §7). */
 export const UPDATE_LIMITS = { coalesceMs: 25, maxBatches: 64, maxBytes: 1024 * 1024 } as const;
@@ -134,7 +135,7 @@ export class Publisher {
         const update = subscriber.queue.shift();
         if (update === undefined) return { done: true, value: undefined };
         subscriber.bytes = subscriber.queue.length === 0 ? 0 : subscriber.bytes;
-        return { done: false, value: update };
+        return { done: false, value: ownUpdate(update) };
       },
       return: (): Promise<IteratorResult<ThreadUpdate>> => {
         signal?.removeEventListener("abort", end);
@@ -180,6 +181,31 @@ export class Publisher {
       subscriber.bytes += size;
     }
     subscriber.wake?.();
+  }
+}
+
+/**
+ * A subscriber's own copy of an update. Hosts apply batches to their view in
+ * place (an added item's text then grows by later appends), while a batch's
+ * items and component values are the view model's own objects, shared by
+ * every subscriber: edited in place, they changed what the engine showed
+ * afterwards (views, history pages) though not what it had stored. Copied
+ * when the subscriber takes the batch, so only listeners pay.
+ */
+function ownUpdate(update: ThreadUpdate): ThreadUpdate {
+  return update.type === "batch" ? { ...update, ops: update.ops.map(ownOp) } : update;
+}
+
+function ownOp(op: ViewOp): ViewOp {
+  switch (op.op) {
+    case "add":
+    case "replace":
+      return { op: op.op, item: copyItem(op.item) };
+    case "component":
+      // Plain data (status, queue, pending, turns, todos, title, progress, context figures).
+      return { op: "component", name: op.name, value: structuredClone(op.value) };
+    default:
+      return { ...op };
   }
 }
 
