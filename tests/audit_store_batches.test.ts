@@ -3,7 +3,8 @@
  * batches to its view in place, so it edits what they carry (items,
  * component values); that must change nothing the engine shows afterwards
  * (views, history pages, a restarted host agree) and nothing another
- * subscriber received.
+ * subscriber received. The same holds for observation events that host
+ * code edits in `onEvent`.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -67,6 +68,27 @@ describe("store audit: update batches edited by a subscriber", () => {
     for (const item of (live.view as { items: { id: string }[] }).items) {
       assert.doesNotMatch(item.id, /scribbled/);
     }
+    await a.host.shutdown();
+    await b.host.shutdown();
+  });
+
+  test("observation events edited by onEvent change nothing shown or stored", async () => {
+    const store = memoryStore();
+    const plays: Play[] = [];
+    let events = 0;
+    const a = await openAudit(store, plays, { written: [] }, (event) => {
+      events++;
+      scribble(event);
+    });
+    const { threadId } = await a.threads.create({ requestKey: "create" });
+    await round(a, plays, threadId, "r1");
+    await idle(a.threads, threadId);
+    assert.ok(events > 20, `${events} events`);
+    const live = await shown(a.threads, threadId);
+    const figures = structuredClone(await a.threads.context(threadId));
+    const b = await openAudit(store, []);
+    sameAt(await shown(b.threads, threadId), live, "a restarted host");
+    sameAt(structuredClone(await b.threads.context(threadId)), figures, "context figures");
     await a.host.shutdown();
     await b.host.shutdown();
   });

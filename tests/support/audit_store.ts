@@ -12,6 +12,7 @@ import {
   type Host,
   type KvStore,
   type LocalThreadService,
+  type ObservationEvent,
   openHost,
   type ProviderRequest,
   type ThreadService,
@@ -152,8 +153,11 @@ export async function openAudit(
   store: KvStore,
   plays: Play[],
   state: Tools = { written: [] },
+  onEvent?: (event: ObservationEvent) => void,
 ): Promise<AuditHost> {
-  const host = await openHost({ store: keepOpen(store) });
+  const host = await openHost(
+    onEvent ? { store: keepOpen(store), onEvent } : { store: keepOpen(store) },
+  );
   const gateway = playGateway(plays);
   const threads = host.threads({
     agent: defineAgent({
