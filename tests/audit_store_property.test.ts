@@ -3,9 +3,10 @@
  * tools with structured results, ask for approval or ask the user; sends
  * while waiting, which queue; approvals, denials, answers, cancels, retries,
  * titles, manual compactions, forks, steers, queue promotion and deletion,
- * commands issued without awaiting) on a scripted gateway. After each
- * sequence a new host on the same store must show, for every thread, the
- * same view, history pages and context figures as the live host; a second
+ * commands issued without awaiting, restarts in the middle) on a scripted
+ * gateway. After each sequence a new host on the same store must show, for
+ * every thread, the same view, history pages and context figures as the live
+ * host (and so must the new host of a restart in the middle); a second
  * host that only reads must show the same after every settled command; and
  * every error a command gave must be one the contract names for it.
  *
@@ -49,7 +50,8 @@ type Op =
   | { op: "steer"; thread: number }
   | { op: "queue"; thread: number; promote: boolean }
   | { op: "burst"; thread: number }
-  | { op: "scribble"; thread: number };
+  | { op: "scribble"; thread: number }
+  | { op: "restart"; thread: number };
 
 const thread = fc.nat({ max: 3 });
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -81,6 +83,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("queue" as const), thread, promote: fc.boolean() }),
   fc.record({ op: fc.constant("burst" as const), thread }),
   fc.record({ op: fc.constant("scribble" as const), thread }),
+  fc.record({ op: fc.constant("restart" as const), thread }),
 );
 
 /** Errors a command may give in some state (the contract names each). */
@@ -196,6 +199,9 @@ async function apply(a: AuditHost, plays: Play[], ids: string[], o: Op, n: numbe
       }
       break;
     }
+    case "restart":
+      // Handled by the sequence, which replaces the host.
+      return;
     case "scribble":
       // A careless host edits what it got back: nothing the engine shows or stores may change.
       scribble(view);
@@ -234,16 +240,31 @@ async function shown(threads: ThreadService, threadId: string) {
 
 async function runSequence(store: KvStore, ops: Op[]): Promise<void> {
   const plays: Play[] = [];
-  const a = await openAudit(store, plays);
+  let a = await openAudit(store, plays);
   const ids = [(await a.threads.create({ requestKey: "create" })).threadId];
   // A second host on the same store, which only reads: after each settled command it must
   // show what the host that ran it shows (it reads the store; nothing is pushed to it).
   const observer = await openAudit(store, []);
   let n = 0;
   for (const o of ops) {
+    n++;
+    if (o.op === "restart") {
+      // Mid-sequence restart while nothing runs: the new host carries on from the store and
+      // shows every thread as the old one did (waiting turns, queues and all).
+      const views = await Promise.all(ids.map((id) => a.threads.view(id)));
+      if (views.some((view) => view.status === "running" || view.status === "stopping")) continue;
+      const before = [];
+      for (const id of ids) before.push(await shown(a.threads, id));
+      await a.host.shutdown();
+      a = await openAudit(store, plays);
+      for (const [i, id] of ids.entries()) {
+        sameAt(await shown(a.threads, id), before[i], `thread ${i} after restart #${n}`);
+      }
+      continue;
+    }
     const planned = plays.length;
     try {
-      await apply(a, plays, ids, o, ++n);
+      await apply(a, plays, ids, o, n);
     } catch (error) {
       // A refused command started nothing: its answers must not reach a later turn.
       plays.length = planned;
