@@ -17,7 +17,6 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
 import { budgetOf } from "../context/budget.ts";
 import { projectRequest } from "../engine/request_builder.ts";
 import { newId } from "../identity/ids.ts";
@@ -56,7 +55,6 @@ export interface CompactResult {
 export async function compact(
   ctx: ServiceContext,
   command: { threadId: string; requestKey: string },
-  staticAgent: Agent | undefined,
 ): Promise<CompactResult> {
   const { threadId, requestKey } = command;
   // Keyed at once (see withKey): the command keeps its place among those issued without awaiting.
@@ -74,7 +72,9 @@ export async function compact(
           // context a compaction would rewrite (Go's CompactContext refuses it too).
           await assertIdle(actor);
           const prepared = await prepareTurn(ctx.runs, threadId, undefined);
-          const agent = staticAgent ?? prepared.agent;
+          // The agent the compaction turn runs (a child's is its sub-agent, not the host's
+          // agent): the no-op decision must use the budget that run would use.
+          const agent = prepared.agent;
           actor.knowAgent(agent);
           const budget = budgetOf(agent);
           const projection = projectRequest(agent, actor.history);

@@ -8,6 +8,7 @@ import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
 import { artifactShape } from "../journal/stored_shapes.ts";
 import type { Agent } from "../config/agent.ts";
+import type { ThreadRecord } from "../journal/thread_record.ts";
 import { contextFigures } from "./context_figures.ts";
 import { settleOrphan } from "./settle_turn.ts";
 import { retryStale } from "./stale_retry.ts";
@@ -124,9 +125,11 @@ function pageLimit(limit: number | undefined, fallback: number, max: number): nu
 export async function context(
   ctx: ServiceContext,
   threadId: string,
-  agent: Agent | undefined,
+  agentOf: ((record: ThreadRecord) => Agent | Promise<Agent | undefined>) | undefined,
 ): Promise<ContextFigures> {
   const actor = await ctx.actors.fresh(threadId);
+  // The thread's own agent (a child's is its sub-agent, not the host's), else the last run's.
+  const agent = agentOf ? await agentOf(actor.record) : undefined;
   return contextFigures(actor.history, actor.contextReader, agent ?? actor.agent);
 }
 

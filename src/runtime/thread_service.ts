@@ -17,6 +17,7 @@ import { parseInput, parseThreadId as checkId } from "../validation/parse_input.
 import { respond } from "./interaction_commands.ts";
 import { steer } from "./steer_command.ts";
 import { compact, type CompactResult } from "./compaction_command.ts";
+import { figuresAgent } from "./figures_agent.ts";
 import { fork } from "./fork_command.ts";
 import { artifact, context, history, list, waitForIdle } from "./queries.ts";
 import { deleteQueued, editQueued } from "./queue_commands.ts";
@@ -216,7 +217,11 @@ export function createThreadService(
     setTitle: guarded((input) => setTitle(ctx, parseCommand("setTitle", input))),
     view: guarded(async (threadId) => {
       const actor = await ctx.actors.fresh(checkId(threadId));
-      if (staticAgent) actor.knowAgent(staticAgent);
+      if (staticAgent && actor.agent === undefined) {
+        const agent = figuresAgent(ctx.runs, actor.record, staticAgent);
+        const known = agent instanceof Promise ? await agent : agent;
+        if (known) actor.knowAgent(known);
+      }
       return actor.snapshot();
     }),
     list: guarded((options) => {
@@ -250,8 +255,14 @@ export function createThreadService(
     },
     promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand("queueItem", input))),
     deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand("queueItem", input))),
-    compact: guarded((input) => compact(ctx, parseCommand("compact", input), staticAgent)),
-    context: guarded((threadId) => context(ctx, checkId(threadId), staticAgent)),
+    compact: guarded((input) => compact(ctx, parseCommand("compact", input))),
+    context: guarded((threadId) =>
+      context(
+        ctx,
+        checkId(threadId),
+        staticAgent && ((record) => figuresAgent(ctx.runs, record, staticAgent)),
+      )
+    ),
     waitForIdle: (threadId, options) =>
       // Without options there is no signal of the caller's to tell apart.
       options === undefined
