@@ -1,6 +1,6 @@
 /**
  * The agent whose window and token counter a thread's context figures use
- * (`view().context`, `context()`) on a host opened with one `{ agent }`.
+ * (`view().context`, `context()`) when no run of this host has told it yet.
  *
  * @module
  */
@@ -10,29 +10,36 @@ import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { AgentResolver } from "./turn_admission.ts";
 
 /**
- * The host's agent for a root thread; for a sub-agent's child, the
- * `subagents` entry recorded at spawn, resolved as the child's turns resolve
- * it. Why: the host's agent is the parent's, whose window is not the child's,
- * so a restarted host (whose child actors have not run) showed the parent's
- * window and estimate where the live host showed the child's.
+ * The host's agent for a root thread on a host opened with `{ agent }`;
+ * otherwise the agent the thread's next turn would get: for a sub-agent's
+ * child, the `subagents` entry recorded at spawn, and on a host opened with
+ * `{ agentFactory }`, the factory's answer for the thread's last turn. Why: a
+ * restarted host's actors have run nothing, so without this a child showed
+ * the parent's window and a factory host's threads showed no figures (window
+ * 0) where the live host showed them.
  *
- * @param resolver the host's agent resolution (child-aware)
+ * @param resolver the host's agent resolution (child-aware, consulting the factory)
  * @param record the thread's record
- * @param hostAgent the agent the host passed as `{ agent }`
- * @returns the agent, at once for a root thread; `undefined` when the
- *   child's parent agent no longer lists its sub-agent (the view still reads,
- *   without figures, and a turn there fails with the resolver's error)
+ * @param hostAgent the agent the host passed as `{ agent }`, if it did
+ * @returns the agent, at once for a root thread of a one-agent host; `undefined`
+ *   when it cannot be resolved for a reason that is the next turn's to report
+ *   (the parent's agent no longer lists the child's sub-agent, or the host's
+ *   factory throws): the view still reads, without figures
+ * @throws {FloretError} what reading the store throws (`storage_failure`)
  */
 export function figuresAgent(
   resolver: AgentResolver,
   record: ThreadRecord,
-  hostAgent: Agent,
+  hostAgent: Agent | undefined,
 ): Agent | Promise<Agent | undefined> {
-  if (!record.parentThreadId || record.agentId === undefined) return hostAgent;
+  const root = !record.parentThreadId || record.agentId === undefined;
+  if (root && hostAgent) return hostAgent;
   return resolver.resolveAgent(record.id, record.lastTurn?.turnId ?? "", record).catch(
     (error: unknown) => {
-      if (isFloretError(error, "invalid_input")) return undefined;
-      throw error;
+      // Host code (a factory) and a dropped sub-agent fail the next turn, where they are
+      // reported; a read of figures is no place to raise them. The store's faults are.
+      if (isFloretError(error) && error.code !== "invalid_input") throw error;
+      return undefined;
     },
   );
 }

@@ -125,11 +125,11 @@ function pageLimit(limit: number | undefined, fallback: number, max: number): nu
 export async function context(
   ctx: ServiceContext,
   threadId: string,
-  agentOf: ((record: ThreadRecord) => Agent | Promise<Agent | undefined>) | undefined,
+  agentOf: (record: ThreadRecord, lastRun: Agent | undefined) => Agent | Promise<Agent | undefined>,
 ): Promise<ContextFigures> {
   const actor = await ctx.actors.fresh(threadId);
   // The thread's own agent (a child's is its sub-agent, not the host's), else the last run's.
-  const agent = agentOf ? await agentOf(actor.record) : undefined;
+  const agent = await agentOf(actor.record, actor.agent);
   return contextFigures(actor.history, actor.contextReader, agent ?? actor.agent);
 }
 

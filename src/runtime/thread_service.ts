@@ -217,7 +217,7 @@ export function createThreadService(
     setTitle: guarded((input) => setTitle(ctx, parseCommand("setTitle", input))),
     view: guarded(async (threadId) => {
       const actor = await ctx.actors.fresh(checkId(threadId));
-      if (staticAgent && actor.agent === undefined) {
+      if (actor.agent === undefined) {
         const agent = figuresAgent(ctx.runs, actor.record, staticAgent);
         const known = agent instanceof Promise ? await agent : agent;
         if (known) actor.knowAgent(known);
@@ -260,7 +260,12 @@ export function createThreadService(
       context(
         ctx,
         checkId(threadId),
-        staticAgent && ((record) => figuresAgent(ctx.runs, record, staticAgent)),
+        // A factory host's thread keeps the agent its last run here had; a one-agent host
+        // answers from its agent (a child from its sub-agent) without waiting.
+        (record, lastRun) =>
+          staticAgent || lastRun === undefined
+            ? figuresAgent(ctx.runs, record, staticAgent)
+            : lastRun,
       )
     ),
     waitForIdle: (threadId, options) =>
