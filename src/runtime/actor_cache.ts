@@ -126,6 +126,18 @@ export class ActorCache {
     return [...this.#actors.values()];
   }
 
+  /**
+   * Drops the publisher of a thread that has no actor here and nobody
+   * subscribed: a subscription to an id that names no thread made one, and
+   * each such id (any client can send them over HTTP) would otherwise stay.
+   *
+   * @param threadId the id a subscription named
+   */
+  dropUnobserved(threadId: string): void {
+    if (this.#actors.has(threadId) || this.#loading.has(threadId)) return;
+    if (!this.#publishers.get(threadId)?.hasSubscribers) this.#publishers.delete(threadId);
+  }
+
   /** Forgets a thread (deleted): its subscribers are ended. */
   forget(threadId: string): void {
     this.#actors.delete(threadId);

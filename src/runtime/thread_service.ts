@@ -242,7 +242,10 @@ export function createThreadService(
       const updates = ctx.actors.publisher(id).subscribe(signal);
       // Fresh, not only loaded: a thread another host deleted is thread_not_found here too.
       const exists = ctx.actors.fresh(id);
-      exists.catch(() => updates.return?.());
+      exists.catch(() => {
+        updates.return?.();
+        ctx.actors.dropUnobserved(id);
+      });
       return {
         [Symbol.asyncIterator]: () => ({
           next: async () => {
