@@ -156,6 +156,8 @@ export class ViewModel {
       return;
     }
     const item = this.items.at(index)!;
+    // A stopped stream's delta after its step was settled (by a cancel) must not append.
+    if (!item.live) return;
     this.items.set(index, { ...item, text: (item.text ?? "") + delta });
     const live = this.#liveBytes ??= new Map();
     const offset = live.get(id) ?? 0;
@@ -197,10 +199,7 @@ export class ViewModel {
     return this.#itemIndex.get(itemId);
   }
 
-  /**
-   * How many items come from committed entries: every item but the live ones
-   * of a streaming step. A new turn's first item gets this ordinal.
-   */
+  /** Items from committed entries (all but a streaming step's live ones): a new turn's first ordinal. */
   get settledCount(): number {
     return this.items.length - (this.#liveBytes?.size ?? 0);
   }

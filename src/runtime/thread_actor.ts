@@ -334,10 +334,7 @@ export class ThreadActor {
     this.publishStatus();
   }
 
-  /**
-   * A cancel has committed: `stopping` ends, and `run`, if still
-   * this actor's, is told to stop and let go; it can write nothing more.
-   */
+  /** A cancel has committed: `stopping` ends; `run`, if still ours, stops and is let go. */
   stopSettled(run: ActiveRun | undefined, why: string): void {
     this.#stopping = false;
     if (run && this.#run === run) this.#detach(why);
@@ -345,13 +342,15 @@ export class ThreadActor {
     this.publishStatus();
   }
 
-  /** Grows the live item of the run's streaming step. */
+  /** Grows the live item of the run's streaming step; a run let go (cancelled) shows nothing. */
   showLive(run: ActiveRun, step: number, kind: "thinking" | "assistant", delta: string): void {
+    if (this.#run !== run) return;
     this.#projections.view.liveDelta(run.turnId, run.runId, step, kind, delta);
   }
 
   /** Removes the live items of a step whose attempt failed. */
   dropLive(run: ActiveRun, step: number): void {
+    if (this.#run !== run) return;
     this.#projections.view.dropLive(run.runId, step);
   }
 
@@ -483,10 +482,7 @@ export class ThreadActor {
       !canSettleAbandoned(this.record, this.ownership);
   }
 
-  /**
-   * Catches up with writes of other hosts: re-reads the record and reloads
-   * when its version changed. Must run inside {@link exclusive}.
-   */
+  /** Catches up with other hosts' writes (reloads on a new version); inside {@link exclusive}. */
   async sync(): Promise<boolean> {
     // The version alone tells: a record is rewritten only with a new version.
     if (await this.journal.threadVersion(this.threadId) === this.#current.version) return true;
