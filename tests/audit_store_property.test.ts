@@ -169,7 +169,10 @@ async function apply(a: AuditHost, plays: Play[], ids: string[], o: Op, n: numbe
       break;
     case "fork": {
       if (ids.length >= 4) return;
-      const at = view.items.length === 0 ? undefined : view.items[o.at % view.items.length].id;
+      // A fork cuts at a settled item: a live one (a step still streaming) is refused
+      // (`invalid_input`), as it is in no journal yet.
+      const settled = view.items.filter((item) => !item.live);
+      const at = settled.length === 0 ? undefined : settled[o.at % settled.length].id;
       const fork = await threads.fork(
         at === undefined
           ? { threadId, requestKey: key }

@@ -350,7 +350,6 @@ export class ThreadActor {
 
   /** Removes the live items of a step whose attempt failed. */
   dropLive(run: ActiveRun, step: number): void {
-    if (this.#run !== run) return;
     this.#projections.view.dropLive(run.runId, step);
   }
 
