@@ -3,112 +3,23 @@
 // come out aborted after an immediate cancel, a delete or a shutdown even when
 // the handler never read it before, must stay unaborted for runs nobody
 // stopped (and for an earlier run when a later one is stopped), and a
-// graceful cancel leaves it alone while the tools' window lasts. Call ids that
-// providers reuse across steps or turns must not mix tool items up (tool
-// items are found by (run or turn, call id) since round 8).
+// graceful cancel leaves it alone while the tools' window lasts. (Call ids
+// reused by providers and non-Error rejections: audit_lifecycle_tool_calls.)
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import {
-  defineAgent,
-  defineTool,
-  type Host,
-  memoryStore,
-  openHost,
-  type ThreadService,
-  type ThreadServiceWave2,
-  type ThreadView,
-  type ToolContext,
-} from "@floret/engine";
-import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
+import { defineTool, type ThreadServiceWave2, type ToolContext } from "@floret/engine";
 import { TIMEOUT, watchdog } from "./support/robust.ts";
-
-const WATCHDOG_MS = 20_000;
-
-/** A handler held open by the test; it never reads its context unless told to. */
-interface Held {
-  contexts: ToolContext[];
-  started: Promise<void>;
-  release: (output: string) => void;
-}
-
-function heldCalls(expected = 1): Held {
-  const contexts: ToolContext[] = [];
-  let startedResolve!: () => void;
-  const started = new Promise<void>((r) => (startedResolve = r));
-  const waiting: ((output: string) => void)[] = [];
-  const held: Held = {
-    contexts,
-    started,
-    release: (output) => {
-      for (const resolve of waiting.splice(0)) resolve(output);
-    },
-  };
-  heldTools.set(held, () =>
-    new Promise<string>((resolve) => {
-      waiting.push(resolve);
-      if (contexts.length >= expected) startedResolve();
-    }));
-  return held;
-}
-const heldTools = new Map<Held, () => Promise<string>>();
-
-/** A tool whose handler keeps its context without touching `signal`. */
-function holdTool(
-  held: Held,
-  effect: "none" | "write" = "none",
-  permission: "allow" | "ask" = "allow",
-) {
-  return defineTool({
-    name: "hold",
-    description: "Waits for the test",
-    input: z.object({ n: z.number() }),
-    effect,
-    permission,
-    execute: (_input, context) => {
-      held.contexts.push(context);
-      return heldTools.get(held)!();
-    },
-  });
-}
-
-/** A tool that answers at once and keeps its context (never reading its signal). */
-function quickTool(contexts: ToolContext[]) {
-  return defineTool({
-    name: "quick",
-    description: "Answers at once",
-    input: z.object({ n: z.number() }),
-    execute: ({ n }, context) => {
-      contexts.push(context);
-      return `quick ${n}`;
-    },
-  });
-}
-
-async function open(steps: ScriptStep[], tools: ReturnType<typeof defineTool>[]) {
-  const gateway = scriptedGateway(steps);
-  const host = await openHost({ store: memoryStore() });
-  const threads = host.threads({
-    agent: defineAgent({
-      id: "audit-tools",
-      systemPrompt: "Audit.",
-      gateway,
-      tools,
-      providerRetry: { delaysMs: [1, 1, 1, 1] },
-    }),
-  });
-  const { threadId } = await threads.create({ requestKey: "create" });
-  return { host, threads, threadId, gateway };
-}
-
-const toolItems = (view: ThreadView) => view.items.filter((item) => item.kind === "tool");
-const holdCall = (callId = "h1"): ScriptStep => ({
-  toolCalls: [{ name: "hold", arguments: { n: 1 }, callId }],
-});
-
-async function sendGo(threads: ThreadService, threadId: string, key = "go"): Promise<void> {
-  await threads.send({ threadId, requestKey: key, input: { text: key } });
-}
+import {
+  heldCalls,
+  holdCall,
+  holdTool,
+  open,
+  quickTool,
+  sendGo,
+  toolItems,
+  WATCHDOG_MS,
+} from "./support/audit_tools.ts";
 
 describe("audit lifecycle: the tool's AbortSignal", () => {
   test(
@@ -161,7 +72,7 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
           execute: (_input, context) => {
             held.contexts.push(context);
             context.signal.addEventListener("abort", () => heard++);
-            return heldTools.get(held)!();
+            return held.wait();
           },
         });
         const { host, threads, threadId } = await open([
@@ -395,144 +306,4 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
       });
     },
   );
-});
-
-describe("audit lifecycle: call ids reused by the provider", () => {
-  test(
-    "the same call id in two steps of one turn: two tool items, each with its own result",
-    TIMEOUT,
-    async () => {
-      await watchdog(WATCHDOG_MS, async () => {
-        const contexts: ToolContext[] = [];
-        const { host, threads, threadId, gateway } = await open([
-          { toolCalls: [{ name: "quick", arguments: { n: 1 }, callId: "call_0" }] },
-          { toolCalls: [{ name: "quick", arguments: { n: 2 }, callId: "call_0" }] },
-          { text: "both done" },
-        ], [quickTool(contexts)]);
-        try {
-          await sendGo(threads, threadId);
-          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-          assert.equal(view.status, "idle");
-          const outcome = view.turns.at(-1)?.outcome;
-          if (outcome === "completed") {
-            assert.deepEqual(toolItems(view).map((item) => item.tool?.output), [
-              "quick 1",
-              "quick 2",
-            ]);
-            assert.equal(view.items.at(-1)?.text, "both done");
-            const toolMessages = gateway.requests[2].messages.filter((m) => m.role === "tool");
-            assert.deepEqual(toolMessages.map((m) => m.role === "tool" ? m.output : ""), [
-              "quick 1",
-              "quick 2",
-            ]);
-          } else {
-            // Refusing the reuse is acceptable only as a contract failure that names it.
-            assert.equal(view.turns.at(-1)?.failure?.code, "engine_contract");
-          }
-          const ids = view.items.map((item) => item.id);
-          assert.equal(new Set(ids).size, ids.length, "view item ids are unique");
-        } finally {
-          await host.shutdown();
-        }
-      });
-    },
-  );
-
-  test(
-    "the same call id in two turns: each turn's tool item keeps its own result, live and after a restart",
-    TIMEOUT,
-    async () => {
-      await watchdog(WATCHDOG_MS, async () => {
-        const contexts: ToolContext[] = [];
-        // One memory store for both hosts: the first host's shutdown must not close it.
-        const inner = memoryStore();
-        const store = { ...inner, close: () => Promise.resolve() };
-        const steps: ScriptStep[] = [
-          { toolCalls: [{ name: "quick", arguments: { n: 1 }, callId: "call_0" }] },
-          { text: "one" },
-          { toolCalls: [{ name: "quick", arguments: { n: 2 }, callId: "call_0" }] },
-          { text: "two" },
-        ];
-        const agent = defineAgent({
-          id: "audit-tools",
-          systemPrompt: "Audit.",
-          gateway: scriptedGateway(steps),
-          tools: [quickTool(contexts)],
-        });
-        let host: Host = await openHost({ store });
-        const threads = host.threads({ agent });
-        const { threadId } = await threads.create({ requestKey: "create" });
-        await sendGo(threads, threadId, "first");
-        await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-        await sendGo(threads, threadId, "second");
-        const live = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-        assert.deepEqual(live.turns.map((turn) => turn.outcome), ["completed", "completed"]);
-        const shape = (view: ThreadView) =>
-          toolItems(view).map((item) => [item.turnId, item.tool?.callId, item.tool?.output]);
-        assert.deepEqual(shape(live).map(([, callId, output]) => [callId, output]), [
-          ["call_0", "quick 1"],
-          ["call_0", "quick 2"],
-        ]);
-        assert.deepEqual(shape(live).map(([turnId]) => turnId), live.turns.map((t) => t.turnId));
-        await host.shutdown();
-        host = await openHost({ store });
-        const reread = await host.threads({ agent }).view(threadId);
-        assert.deepEqual(shape(reread), shape(live));
-        await host.shutdown();
-      });
-    },
-  );
-});
-
-describe("audit lifecycle: handlers that reject with non-Errors", () => {
-  const rejections: [string, () => unknown][] = [
-    ["undefined", () => undefined],
-    ["null", () => null],
-    ["a symbol", () => Symbol("odd")],
-    ["an object whose toString throws", () => ({
-      toString() {
-        throw new Error("no text");
-      },
-    })],
-    ["a revoked proxy", () => {
-      const { proxy, revoke } = Proxy.revocable({}, {});
-      revoke();
-      return proxy;
-    }],
-  ];
-  for (const [name, make] of rejections) {
-    test(
-      `an async handler rejecting with ${name}: an error result the model sees, then the turn goes on`,
-      TIMEOUT,
-      async () => {
-        await watchdog(WATCHDOG_MS, async () => {
-          const probe = defineTool({
-            name: "probe",
-            description: "Rejects later",
-            input: z.object({}),
-            execute: async () => {
-              await new Promise((resolve) => setTimeout(resolve, 1));
-              throw make();
-            },
-          });
-          const { host, threads, threadId, gateway } = await open([
-            { toolCalls: [{ name: "probe", arguments: {}, callId: "p1" }] },
-            { text: "went on" },
-          ], [probe]);
-          try {
-            await sendGo(threads, threadId);
-            const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-            assert.equal(view.turns.at(-1)?.outcome, "completed");
-            assert.deepEqual(toolItems(view).map((item) => item.tool?.status), ["error"]);
-            assert.equal(view.items.at(-1)?.text, "went on");
-            const result = gateway.requests[1].messages.find((m) => m.role === "tool");
-            assert.equal(result?.role === "tool" && result.isError, true);
-            assert.equal(typeof (result?.role === "tool" && result.output), "string");
-          } finally {
-            await host.shutdown();
-          }
-        });
-      },
-    );
-  }
 });
