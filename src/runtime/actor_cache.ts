@@ -116,6 +116,18 @@ export class ActorCache {
     this.#probes.stop();
   }
 
+  /**
+   * Runs `use` on a thread's actor: in this tick when the actor is in memory
+   * (nearly always: the thread was just created or used), so a command asks
+   * for the thread's lock in the order it was called; otherwise once loaded.
+   *
+   * @throws {FloretError} `thread_not_found` for a missing or deleted thread (as a rejection)
+   */
+  withActor<T>(threadId: string, use: (actor: ThreadActor) => Promise<T>): Promise<T> {
+    const actor = this.#actors.get(threadId);
+    return actor === undefined ? this.get(threadId).then(use) : use(actor);
+  }
+
   /** The actor of a thread if it is in memory. */
   loaded(threadId: string): ThreadActor | undefined {
     return this.#actors.get(threadId);

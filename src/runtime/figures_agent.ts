@@ -20,7 +20,6 @@ import type { AgentResolver } from "./turn_admission.ts";
  *
  * @param resolver the host's agent resolution (child-aware, consulting the factory)
  * @param record the thread's record
- * @param hostAgent the agent the host passed as `{ agent }`, if it did
  * @returns the agent, at once for a root thread of a one-agent host; `undefined`
  *   when it cannot be resolved for a reason that is the next turn's to report
  *   (the parent's agent no longer lists the child's sub-agent, or the host's
@@ -30,10 +29,10 @@ import type { AgentResolver } from "./turn_admission.ts";
 export function figuresAgent(
   resolver: AgentResolver,
   record: ThreadRecord,
-  hostAgent: Agent | undefined,
 ): Agent | Promise<Agent | undefined> {
-  const root = !record.parentThreadId || record.agentId === undefined;
-  if (root && hostAgent) return hostAgent;
+  // The resolver's own answer without waiting (a one-agent host's root thread), as admissions use it.
+  const now = resolver.agentNow?.(record);
+  if (now !== undefined) return now;
   return resolver.resolveAgent(record.id, record.lastTurn?.turnId ?? "", record).catch(
     (error: unknown) => {
       // Host code (a factory) and a dropped sub-agent fail the next turn, where they are

@@ -37,13 +37,7 @@ export function fork(
   const { threadId, atItemId } = command;
   return withKey(
     commandKeyNow(command, "fork", { threadId, atItemId: atItemId ?? null }),
-    (key) => {
-      const source = ctx.actors.loaded(threadId);
-      if (source === undefined) {
-        return ctx.actors.get(threadId).then((loaded) => forkFrom(ctx, loaded, key, command));
-      }
-      return forkFrom(ctx, source, key, command);
-    },
+    (key) => ctx.actors.withActor(threadId, (source) => forkFrom(ctx, source, key, command)),
   );
 }
 

@@ -46,11 +46,7 @@ export function respond(
   ctx: ServiceContext,
   command: RespondCommand,
 ): Promise<{ view: ThreadView }> {
-  const actor = ctx.actors.loaded(command.threadId);
-  if (actor === undefined) {
-    return ctx.actors.get(command.threadId).then((loaded) => respondOn(ctx, loaded, command));
-  }
-  return respondOn(ctx, actor, command);
+  return ctx.actors.withActor(command.threadId, (actor) => respondOn(ctx, actor, command));
 }
 
 /** {@link respond} on the thread's actor. */

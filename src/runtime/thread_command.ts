@@ -27,13 +27,9 @@ export interface ThreadCommand<T> extends CommandKey {
  *   `storage_failure` (the thread kept changing), or the command's own
  */
 export function threadCommand<T>(ctx: ServiceContext, command: ThreadCommand<T>): Promise<T> {
-  // An actor in memory (nearly always: the thread was just created or used) is taken as it
-  // is, without the async lookup's frame and its turn of the queue.
-  const actor = ctx.actors.loaded(command.threadId);
-  if (actor === undefined) {
-    return ctx.actors.get(command.threadId).then((loaded) => commandOn(ctx, loaded, command));
-  }
-  return commandOn(ctx, actor, command);
+  // An actor in memory is taken as it is, without the async lookup's frame and its turn of
+  // the queue.
+  return ctx.actors.withActor(command.threadId, (actor) => commandOn(ctx, actor, command));
 }
 
 /** {@link threadCommand} on the thread's actor. */

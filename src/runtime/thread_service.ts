@@ -218,7 +218,7 @@ export function createThreadService(
     view: guarded(async (threadId) => {
       const actor = await ctx.actors.fresh(checkId(threadId));
       if (actor.agent === undefined) {
-        const agent = figuresAgent(ctx.runs, actor.record, staticAgent);
+        const agent = figuresAgent(ctx.runs, actor.record);
         const known = agent instanceof Promise ? await agent : agent;
         if (known) actor.knowAgent(known);
       }
@@ -266,9 +266,7 @@ export function createThreadService(
         // A factory host's thread keeps the agent its last run here had; a one-agent host
         // answers from its agent (a child from its sub-agent) without waiting.
         (record, lastRun) =>
-          staticAgent || lastRun === undefined
-            ? figuresAgent(ctx.runs, record, staticAgent)
-            : lastRun,
+          staticAgent || lastRun === undefined ? figuresAgent(ctx.runs, record) : lastRun,
       )
     ),
     waitForIdle: (threadId, options) =>
