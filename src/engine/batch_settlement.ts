@@ -167,11 +167,14 @@ function planApproved(agent: Agent, call: OpenCall): PlannedCall {
 }
 
 /**
- * Tells observers which approved calls start now; their clock starts only when someone listens.
+ * Tells observers which calls start now (the run loop's at once, a batch's
+ * once approved); their clock starts only when someone listens.
  *
+ * @param host the run's host
+ * @param planned the calls about to run (an invalid or unknown one never runs and is skipped)
  * @returns the start time for {@link observeResults} (0 when nobody observes)
  */
-function observeDispatched(host: RunHost, planned: readonly PlannedCall[]): number {
+export function observeDispatched(host: RunHost, planned: readonly PlannedCall[]): number {
   if (!host.observing) return 0;
   for (const call of planned) {
     if (!call.tool || call.record.invalid) continue; // answered by an error result, never run
@@ -184,8 +187,18 @@ function observeDispatched(host: RunHost, planned: readonly PlannedCall[]): numb
   return Date.now();
 }
 
-/** Tells observers the committed results of calls (0 as `started`: none of them ran). */
-function observeResults(host: RunHost, outcomes: readonly ToolOutcome[], started: number): void {
+/**
+ * Tells observers the committed results of calls.
+ *
+ * @param host the run's host
+ * @param outcomes the committed results
+ * @param started what {@link observeDispatched} returned (0: none of them ran)
+ */
+export function observeResults(
+  host: RunHost,
+  outcomes: readonly ToolOutcome[],
+  started: number,
+): void {
   if (!host.observing) return;
   const durationMs = started === 0 ? 0 : Date.now() - started;
   for (const outcome of outcomes) {

@@ -18,7 +18,12 @@ import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { ProviderMessage } from "../provider/gateway.ts";
-import { observeOpened, settleBatch } from "./batch_settlement.ts";
+import {
+  observeDispatched,
+  observeOpened,
+  observeResults,
+  settleBatch,
+} from "./batch_settlement.ts";
 import { type Opener, openForCalls, openForInputs } from "./interaction_plan.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import { needsDispatchMarker } from "../tools/define_tool.ts";
@@ -300,17 +305,7 @@ async function loop(
 
     host.progress("tools", stepNo);
     // Events (and the clock their durations need) only when someone listens.
-    let started = 0;
-    if (host.observing) {
-      for (const call of runnable) {
-        host.observe("tool.dispatched", {
-          callId: call.record.callId,
-          name: call.record.name,
-          effect: call.tool!.effect,
-        });
-      }
-      started = Date.now();
-    }
+    const started = observeDispatched(host, runnable);
     const settling = settledBatch(
       host,
       runBatch(
@@ -334,16 +329,7 @@ async function loop(
       !await host.commitResults(results, artifacts, asked)
     ) return;
     observeOpened(host, asked);
-    if (host.observing) {
-      for (const outcome of outcomes) {
-        host.observe("tool.result", {
-          callId: outcome.callId,
-          name: outcome.name,
-          status: outcome.status,
-          durationMs: Date.now() - started,
-        });
-      }
-    }
+    observeResults(host, outcomes, started);
 
     for (const rejected of rejectedActivity) host.observe("tool.activity_rejected", rejected);
 
