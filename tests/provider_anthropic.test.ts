@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { FloretError } from "@floret/engine";
 import { anthropicMessages } from "@floret/engine/anthropic";
-import { fixturesMissing, loadRecording, replayFetch } from "./support/provider_fixtures.ts";
+import { loadRecording, replayFetch } from "./support/provider_fixtures.ts";
 import type { SentRequest } from "./support/provider_fixtures.ts";
 import { basicRequest, runGateway, summarize, violation } from "./support/gateway_run.ts";
 
@@ -95,7 +95,7 @@ interface ThinkingState {
   thinking: { type: string; thinking: string; signature: string }[];
 }
 
-describe("anthropicMessages on recordings", { skip: fixturesMissing }, () => {
+describe("anthropicMessages on recordings", () => {
   for (const [name, expected] of Object.entries(cases)) {
     test(name, async () => {
       const result = await runGateway(messages(name));

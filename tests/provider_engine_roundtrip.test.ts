@@ -8,12 +8,7 @@ import { defineAgent, defineTool, memoryStore, openHost } from "@floret/engine";
 import type { Gateway } from "@floret/engine";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
-import {
-  fixturesMissing,
-  loadRecording,
-  replayFetch,
-  splitResponses,
-} from "./support/provider_fixtures.ts";
+import { loadRecording, replayFetch, splitResponses } from "./support/provider_fixtures.ts";
 import type { Recording, SentRequest } from "./support/provider_fixtures.ts";
 
 /** A fetch that answers the n-th request with the n-th recording. */
@@ -39,7 +34,7 @@ async function runTurn(gateway: Gateway, tool: ReturnType<typeof defineTool>, te
   }
 }
 
-describe("gateways under the engine", { skip: fixturesMissing }, () => {
+describe("gateways under the engine", () => {
   test("openAIChat: tool call, result, answer", async () => {
     const sent: SentRequest[] = [];
     const fetch = sequence([

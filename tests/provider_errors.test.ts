@@ -1,17 +1,11 @@
 // Error classification, diagnostics, secrecy, truncation and abort, for all three gateways.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { ProviderError } from "@floret/engine";
 import type { Gateway } from "@floret/engine";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
-import {
-  FIXTURES_URL,
-  fixturesMissing,
-  loadRecording,
-  replayFetch,
-} from "./support/provider_fixtures.ts";
+import { loadRecording, readFixtureText, replayFetch } from "./support/provider_fixtures.ts";
 import type { Recording } from "./support/provider_fixtures.ts";
 import { runGateway } from "./support/gateway_run.ts";
 
@@ -48,7 +42,7 @@ function assertNoKey(error: ProviderError): void {
 }
 
 function raw(name: string): string {
-  return readFileSync(new URL(name, FIXTURES_URL), "utf8");
+  return readFixtureText(name);
 }
 
 /** A recording with extra headers or another body; only used where the tests say "synthetic". */
@@ -60,7 +54,7 @@ function variant(recording: Recording, headers: [string, string][], body?: strin
   };
 }
 
-describe("provider errors from recordings", { skip: fixturesMissing }, () => {
+describe("provider errors from recordings", () => {
   test("OpenAI 429: retryable rate limit with request id and the exact body", async () => {
     const error = await failWith("chat", loadRecording("openai-error-429-rate-limit.json"));
     assert.equal(error.status, 429);
@@ -168,9 +162,7 @@ describe("provider errors from recordings", { skip: fixturesMissing }, () => {
   });
 });
 
-describe("in-stream errors (synthetic frames: no recording of these exists)", {
-  skip: fixturesMissing,
-}, () => {
+describe("in-stream errors (synthetic frames: no recording of these exists)", () => {
   test("Anthropic event: error overloaded mid-stream is retryable", async () => {
     const recording = loadRecording("anthropic-stream-parallel-tool-use.sse");
     const text = new TextDecoder().decode(recording.body);
@@ -266,7 +258,7 @@ const streamRequestIds: Record<Kind, string> = {
   anthropic: "req_011CWF2TpdUb3CxBYz61BPNn",
 };
 
-describe("broken streams and aborts", { skip: fixturesMissing }, () => {
+describe("broken streams and aborts", () => {
   for (const [kind, name] of Object.entries(streams) as [Kind, string][]) {
     test(`${kind}: missing terminal event, cut mid-event and garbage end in stream_interrupted`, async () => {
       const recording = loadRecording(name);

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { FloretError, ProviderError } from "@floret/engine";
 import { openAIChat } from "@floret/engine/openai";
-import { fixturesMissing, loadRecording, replayFetch } from "./support/provider_fixtures.ts";
+import { loadRecording, replayFetch } from "./support/provider_fixtures.ts";
 import type { SentRequest } from "./support/provider_fixtures.ts";
 import {
   assertRecordedTurn,
@@ -122,7 +122,7 @@ const cases: Record<string, Expected> = {
   },
 };
 
-describe("openAIChat on recordings", { skip: fixturesMissing }, () => {
+describe("openAIChat on recordings", () => {
   for (const [name, expected] of Object.entries(cases)) {
     test(name, async () => {
       const result = await runGateway(chat(name, [], expected.provider));

@@ -2,12 +2,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { openAIResponses } from "@floret/engine/openai";
-import {
-  fixturesMissing,
-  loadRecording,
-  replayFetch,
-  splitResponses,
-} from "./support/provider_fixtures.ts";
+import { loadRecording, replayFetch, splitResponses } from "./support/provider_fixtures.ts";
 import type { Recording, SentRequest } from "./support/provider_fixtures.ts";
 import {
   assertRecordedTurn,
@@ -88,7 +83,7 @@ function replayItemsOf(state: unknown): { type: string; id: string; encrypted_co
     .reasoning;
 }
 
-describe("openAIResponses on recordings", { skip: fixturesMissing }, () => {
+describe("openAIResponses on recordings", () => {
   for (const [name, expected] of Object.entries(cases)) {
     test(name, async () => {
       const result = await runGateway(responses(loadRecording(name)));

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { anthropicMessages } from "@floret/engine/anthropic";
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
-import { fixturesMissing, loadRecording, replayFetch } from "./support/provider_fixtures.ts";
+import { loadRecording, replayFetch } from "./support/provider_fixtures.ts";
 import type { Recording, SentRequest } from "./support/provider_fixtures.ts";
 import { basicRequest, runGateway, summarize } from "./support/gateway_run.ts";
 import { engine } from "./support/engine.ts";
@@ -29,7 +29,7 @@ function countBreakpoints(value: unknown): number {
   );
 }
 
-describe("prompt caching on recordings", { skip: fixturesMissing }, () => {
+describe("prompt caching on recordings", () => {
   test("anthropic: at most four breakpoints, never on thinking, the newest message last", async () => {
     const sent: SentRequest[] = [];
     const gateway = anthropicMessages({

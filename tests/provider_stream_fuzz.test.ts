@@ -7,7 +7,6 @@ import process from "node:process";
 import fc from "fast-check";
 import { ProviderError } from "@floret/engine";
 import type { ProviderEvent } from "@floret/engine";
-import { fixturesMissing } from "./support/provider_fixtures.ts";
 import type { Recording, ReplayOptions } from "./support/provider_fixtures.ts";
 import {
   gatewayForRecording,
@@ -58,7 +57,7 @@ function assertSafe(result: RunResult, reference: RunResult, compare: boolean): 
   }
 }
 
-describe("stream parsing properties", { skip: fixturesMissing }, () => {
+describe("stream parsing properties", () => {
   const rejections: unknown[] = [];
   const onRejection = (reason: unknown): void => {
     rejections.push(reason);
@@ -71,7 +70,7 @@ describe("stream parsing properties", { skip: fixturesMissing }, () => {
     assert.deepEqual(rejections, [], "unhandled rejections during the properties");
   });
 
-  const recordings = fixturesMissing ? [] : loadStreamRecordings();
+  const recordings = loadStreamRecordings();
   for (const recording of recordings) {
     const size = recording.body.length;
     test(`${recording.name}: any chunking gives the same events`, async () => {

@@ -1,11 +1,11 @@
 /**
- * The real exports must be assignable to the public contract in
- * ../shared/api/public-api.d.ts. This file fails type-checking (tsc, deno
+ * The real exports must be assignable to the public contract, whose snapshot
+ * is tests/contract/public-api.d.ts. This file fails type-checking (tsc, deno
  * check) when they drift; the runtime test only confirms the exports exist.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type * as Contract from "../../shared/api/public-api.d.ts";
+import type * as Contract from "./contract/public-api.d.ts";
 import * as engine from "@floret/engine";
 import * as testing from "@floret/engine/testing";
 import { libsqlStore } from "@floret/engine/libsql";

@@ -3,7 +3,7 @@
 // `list({ parentThreadId })` and `cancel({ includeDescendants })`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type * as Contract from "../../shared/api/public-api.d.ts";
+import type * as Contract from "./contract/public-api.d.ts";
 import { defineAgent, memoryStore, openHost, type ThreadService } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import { overHttp } from "./support/over_http.ts";

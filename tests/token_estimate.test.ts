@@ -1,6 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
 import fc from "fast-check";
 import { countTokens as o200kCount } from "gpt-tokenizer/encoding/o200k_base";
 import type { ProviderMessage, ProviderTool } from "@floret/engine";
@@ -10,12 +9,7 @@ import {
   roughTokenCount,
   tokenizerForModel,
 } from "@floret/engine/tokens";
-
-const FIXTURES = new URL("../../shared/fixtures/providers/", import.meta.url);
-const fixturesPresent = await readFile(new URL("INDEX.md", FIXTURES)).then(() => true, () => false);
-const SKIP_FIXTURES = fixturesPresent
-  ? false
-  : `provider fixtures not found at ${FIXTURES.href}; skipping recorded-usage checks`;
+import { readFixtureText } from "./support/provider_fixtures.ts";
 
 const SECRET_TOOL: ProviderTool = {
   name: "secret_retrieval_tool",
@@ -36,8 +30,8 @@ const PARALLEL_TOOLS_MESSAGES: ProviderMessage[] = [
 ];
 
 /** The largest input-token count a recorded response reports. */
-async function reportedInputTokens(file: string): Promise<number> {
-  const body = await readFile(new URL(file, FIXTURES), "utf8");
+function reportedInputTokens(file: string): number {
+  const body = readFixtureText(file);
   const counts = [...body.matchAll(/"(?:prompt_tokens|input_tokens)":(\d+)/g)].map((m) =>
     Number(m[1])
   );
@@ -117,8 +111,8 @@ test("tokenizerForModel maps model families to encodings", () => {
 });
 
 for (const recorded of RECORDED) {
-  test(`recorded usage: ${recorded.file}`, { skip: SKIP_FIXTURES }, async () => {
-    const reported = await reportedInputTokens(recorded.file);
+  test(`recorded usage: ${recorded.file}`, async () => {
+    const reported = reportedInputTokens(recorded.file);
     const estimate = await estimateTokens(recorded, recorded.model);
     if (estimate.tokenizer === "estimate") {
       assert.ok(estimate.tokens >= reported, `${estimate.tokens} < reported ${reported}`);

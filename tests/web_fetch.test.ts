@@ -4,7 +4,7 @@
 // _ranges (all on test hooks), and web_fetch_transport (127.0.0.1).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type * as Contract from "../../shared/api/public-api.d.ts";
+import type * as Contract from "./contract/public-api.d.ts";
 import { FloretError } from "@floret/engine";
 import { type WebFetchOptions, webFetchTool } from "@floret/engine/web-fetch";
 import { engine, sendAndWait } from "./support/engine.ts";

@@ -1,18 +1,31 @@
-// Loads the recorded provider replies in ../shared/fixtures/providers and
-// replays them through an injected fetch. The recordings live beside the
-// clone (CI puts ../shared there); when they are absent, tests skip.
+// Loads the recorded provider replies in tests/fixtures/providers (see the
+// README there) and replays them through an injected fetch. A recording that
+// is missing fails the test that needs it: these tests never skip.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Where the recordings are, relative to this file. */
-export const FIXTURES_URL = new URL("../../../shared/fixtures/providers/", import.meta.url);
+export const FIXTURES_URL = new URL("../fixtures/providers/", import.meta.url);
 
-/** Why provider tests skip, or undefined when the recordings are there. */
-export const fixturesMissing: string | undefined = existsSync(fileURLToPath(FIXTURES_URL))
-  ? undefined
-  : `provider recordings not found at ${
-    fileURLToPath(FIXTURES_URL)
-  } (clone the shared folder beside the repo)`;
+/**
+ * Reads one file of the recordings folder, failing with a message that names
+ * the folder when it is not there (a partial checkout, a renamed recording).
+ */
+export function readFixture(name: string): Uint8Array {
+  const url = new URL(name, FIXTURES_URL);
+  try {
+    return new Uint8Array(readFileSync(url));
+  } catch (error) {
+    throw new Error(`provider recording ${name} not found in ${fileURLToPath(FIXTURES_URL)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** {@link readFixture} as UTF-8 text. */
+export function readFixtureText(name: string): string {
+  return new TextDecoder().decode(readFixture(name));
+}
 
 /** A recorded HTTP reply. */
 export interface Recording {
@@ -27,7 +40,7 @@ const DROP = new Set(["content-encoding", "content-length", "transfer-encoding"]
 
 /** Reads one recording; `.chunks.jsonl` files are framed back into SSE. */
 export function loadRecording(name: string): Recording {
-  const raw = new Uint8Array(readFileSync(new URL(name, FIXTURES_URL)));
+  const raw = readFixture(name);
   const headersUrl = new URL(`${name}.headers.json`, FIXTURES_URL);
   let status = Number(/error-(\d{3})/.exec(name)?.[1] ?? 200);
   let headers: [string, string][] = [];
@@ -64,7 +77,7 @@ export function jsonlAsSse(text: string): string {
  * into one SSE body per response.
  */
 export function splitResponses(name: string): Recording[] {
-  const text = new TextDecoder().decode(readFileSync(new URL(name, FIXTURES_URL)));
+  const text = readFixtureText(name);
   const groups: string[][] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
