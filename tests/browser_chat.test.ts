@@ -13,6 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import type { Page } from "playwright-core";
 import { startServer, stopServer } from "./support/example_server.ts";
+import { skipBecause } from "./support/skip.ts";
 
 const CHROMIUM_PATHS = [
   process.env.CHROMIUM_PATH,
@@ -21,11 +22,14 @@ const CHROMIUM_PATHS = [
   "/usr/bin/google-chrome",
 ];
 const chromium = CHROMIUM_PATHS.find((path) => path && existsSync(path));
-const skip = "Deno" in globalThis || "Bun" in globalThis
-  ? "the browser test runs under Node, where Playwright drives Chromium"
-  : chromium === undefined
-  ? "no Chromium found (install Debian's chromium package or set CHROMIUM_PATH)"
-  : false;
+const skip = skipBecause(
+  import.meta.url,
+  "Deno" in globalThis || "Bun" in globalThis
+    ? "the browser test runs under Node, where Playwright drives Chromium"
+    : chromium === undefined
+    ? "no Chromium found (install it: `apt-get install chromium`, or set CHROMIUM_PATH)"
+    : false,
+);
 
 /** A message the example's echo model streams back word by word (40 ms a word). */
 function longMessage(words: number, label: string): string {

@@ -14,10 +14,9 @@ import {
   toolItems,
   withDir,
 } from "./support/crash_harness.ts";
+import { skipOffDeno } from "./support/skip.ts";
 
-const skip = "Deno" in globalThis
-  ? false
-  : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime";
+const skip = skipOffDeno(import.meta.url);
 
 test("Deno KV: a crash after a write tool was dispatched leaves it unknown, never re-run", {
   skip,

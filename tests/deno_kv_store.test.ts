@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { isFloretError, type KvKey, type KvStore } from "@floret/engine";
 import { kvConformance } from "@floret/engine/testing";
 import { denoKvStore } from "@floret/engine/deno-kv";
+import { skipOffDeno } from "./support/skip.ts";
 
 /** The raw handle, as far as these tests look underneath the store. */
 interface RawKv {
@@ -17,7 +18,7 @@ interface RawKv {
   close(): void;
 }
 const deno = (globalThis as { Deno?: { openKv(path?: string): Promise<RawKv> } }).Deno;
-const skip = deno ? false : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime";
+const skip = skipOffDeno(import.meta.url);
 const openKv = (path = ":memory:"): Promise<RawKv> => deno!.openKv(path);
 
 const dir = mkdtempSync(join(tmpdir(), "floret-denokv-"));

@@ -12,9 +12,10 @@ import { denoKvStore } from "@floret/engine/deno-kv";
 import { addTool, engine, sendAndWait } from "./support/engine.ts";
 import { defineAgent } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
+import { skipOffDeno } from "./support/skip.ts";
 
 const deno = (globalThis as { Deno?: { openKv(path?: string): Promise<unknown> } }).Deno;
-const skip = deno ? false : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime";
+const skip = skipOffDeno(import.meta.url);
 
 const dir = mkdtempSync(join(tmpdir(), "floret-engine-denokv-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

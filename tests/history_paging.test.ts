@@ -24,6 +24,7 @@ import { denoKvStore } from "@floret/engine/deno-kv";
 import { libsqlStore } from "@floret/engine/libsql";
 import { addTool, FAST_RETRY } from "./support/engine.ts";
 import { isCode, keepOpen, local, writeTool } from "./support/interactions.ts";
+import { skipOffDeno } from "./support/skip.ts";
 
 const SYSTEM = "You are a paging test agent.";
 
@@ -202,7 +203,7 @@ const STORES: { name: string; skip: string | false; open(): Promise<KvStore> }[]
   },
   {
     name: "Deno KV",
-    skip: deno ? false : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime",
+    skip: skipOffDeno(import.meta.url),
     open: async () => denoKvStore(await deno!.openKv(":memory:"), { closeKv: true }),
   },
 ];

@@ -5,9 +5,8 @@
 // form is `npm run soak -- --minutes N --store deno-kv`. Only Deno has Deno KV:
 // on Bun and Node this is skipped, saying so.
 import { soakTest } from "./support/soak_suite.ts";
+import { skipOffDeno } from "./support/skip.ts";
 
-const skip = "Deno" in globalThis
-  ? false
-  : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime";
+const skip = skipOffDeno(import.meta.url);
 
 soakTest("Deno KV file", "deno-kv", { skip });

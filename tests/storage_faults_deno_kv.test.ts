@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { denoKvStore } from "@floret/engine/deno-kv";
 import { storageFaultTest } from "./support/storage_faults.ts";
+import { skipOffDeno } from "./support/skip.ts";
 
 const deno = (globalThis as { Deno?: { openKv(path: string): Promise<unknown> } }).Deno;
-const skip = deno ? false : "Deno KV exists only on Deno (Deno.openKv); skipped on this runtime";
+const skip = skipOffDeno(import.meta.url);
 
 const dir = mkdtempSync(join(tmpdir(), "floret-faults-denokv-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,6 +8,7 @@ import { webFetchTool } from "@floret/engine/web-fetch";
 import { callTool } from "./support/run_tool.ts";
 import { type LoopbackServer, startLoopbackServer, TEST_CERT } from "./support/web_fetch_server.ts";
 import { loopbackAllowed, tableResolver } from "./support/web_fetch_hooks.ts";
+import { skipBecause } from "./support/skip.ts";
 
 let plain: LoopbackServer;
 let secure: LoopbackServer;
@@ -116,7 +117,9 @@ describe("http on 127.0.0.1", () => {
   test("the system resolver is used when no resolver is given", async (t) => {
     const answers = await lookup("localhost", { all: true, verbatim: true });
     if (answers[0]?.address !== "127.0.0.1") {
-      t.skip("localhost does not resolve to 127.0.0.1 first here");
+      const reason = "localhost does not resolve to 127.0.0.1 first here";
+      skipBecause(import.meta.url, reason);
+      t.skip(reason);
       return;
     }
     const result = await callTool(webFetchTool(loopbackAllowed()), {
