@@ -14,6 +14,7 @@
 import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -24,7 +25,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { entryPackages, entryPoints, readJson, root } from "./sync_exports.mjs";
 
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -61,14 +62,37 @@ const entries = entryPoints().map((e) => ({
 const probeEntries = entries.map(({ specifier, peers }) => ({ specifier, peers }));
 const work = mkdtempSync(join(tmpdir(), "floret-pack-"));
 
-/** Packs the tarball; package.json must come back unchanged (postpack). */
+// Top-level names the packing copy leaves out: installed packages (linked
+// instead), git's store, build output and scratch files.
+const NOT_COPIED = new Set(["node_modules", ".git", "dist", ".tmp", ".scratch", ".proto"]);
+
+/**
+ * A copy of the source tree to pack in. `npm pack` swaps package.json to its
+ * published form for a moment and the build rewrites dist/: done in the
+ * repository, that would pull the manifest from under the gate's other steps,
+ * which run at the same time and resolve `@floret/engine` through it.
+ */
+function packingCopy() {
+  const dir = join(work, "source");
+  cpSync(root, dir, {
+    recursive: true,
+    filter: (source) => {
+      const rel = relative(root, source);
+      return !NOT_COPIED.has(rel.split(sep)[0]) && !/\.db(-\w+)?$/.test(rel);
+    },
+  });
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+/** Packs the tarball from a copy; its package.json must come back unchanged (postpack). */
 function pack() {
-  const manifest = join(root, "package.json");
+  const source = packingCopy();
+  const manifest = join(source, "package.json");
   const before = readFileSync(manifest, "utf8");
-  const packed = run("npm", ["pack", "--json", "--pack-destination", work], root);
+  const packed = run("npm", ["pack", "--json", "--pack-destination", work], source);
   if (readFileSync(manifest, "utf8") !== before) {
     fail("package.json was not restored after npm pack");
-    run(process.execPath, [join(root, "scripts", "pack_manifest.mjs"), "restore"], root);
   }
   if (packed.status !== 0) {
     fail("npm pack (with the prepack build) failed", packed.output);
