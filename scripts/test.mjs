@@ -1,12 +1,50 @@
-// The whole test gate (`npm test`): static checks, then the suite under Deno,
-// Bun and Node. Every step runs even after a failure, so one run shows all
-// problems; the exit code is non-zero if any step failed.
+// The whole test gate (`npm test`): static checks, the package check, and the
+// suite under Deno, Bun and Node. Steps run side by side (most of the suite's
+// time is spent waiting on timers, child processes and sockets, not on the
+// CPU); each writes its full output to .tmp/gate/<step>.log, and the console
+// gets one line per step and a summary: per runtime passed / failed / skipped,
+// each skip with its reason, each step's duration, and the first lines of
+// every failure repeated at the very end. Every step runs even after a
+// failure; the exit code is non-zero if any failed.
+//
+//   npm test                              everything
+//   npm test -- tests/foo.test.ts         these files under the three runtimes only
+//   FLORET_TEST_ONLY=tsc,node npm test    only the named steps
+//   FLORET_TEST_JOBS=1 npm test           one step at a time
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { availableParallelism } from "node:os";
+import { bunReport, denoReport, firstLines, nodeReport } from "./test_reports.mjs";
 
 const bin = (name) => join("node_modules", ".bin", name);
-const only = process.env.FLORET_TEST_ONLY?.split(",");
+const LOGS = join(".tmp", "gate");
+const NAMES = [
+  "exports",
+  "neutral-core",
+  "core-deps",
+  "tsc",
+  "deno-check",
+  "lint",
+  "fmt",
+  "publish",
+  "package",
+  "deno",
+  "bun",
+  "node",
+];
+const RUNTIMES = ["deno", "bun", "node"];
+const chosenFiles = process.argv.slice(2);
+const only = process.env.FLORET_TEST_ONLY?.split(",").map((s) => s.trim()).filter(Boolean) ??
+  (chosenFiles.length ? RUNTIMES : undefined);
+const unknown = (only ?? []).filter((name) => !NAMES.includes(name));
+if (unknown.length) {
+  console.error(`FLORET_TEST_ONLY names no step ${unknown.join(", ")}; steps: ${NAMES.join(", ")}`);
+  process.exit(2);
+}
+// Node's own test files run this many at a time (each in its own process).
+const nodeFiles = Math.max(2, Math.min(4, availableParallelism()));
+const jobs = Math.max(1, Number(process.env.FLORET_TEST_JOBS) || NAMES.length);
 
 function listFiles(dir, predicate) {
   const out = [];
@@ -18,70 +56,40 @@ function listFiles(dir, predicate) {
   return out.sort();
 }
 
-function run(cmd, args, env = {}, quiet = false) {
+const testFiles = chosenFiles.length
+  ? chosenFiles
+  : listFiles("tests", (p) => p.endsWith(".test.ts"));
+const entryPoints = Object.values(JSON.parse(readFileSync("deno.json", "utf8")).exports);
+const log = (name, ext = "log") => join(LOGS, `${name}.${ext}`);
+
+/** Runs a command with its output (stdout and stderr together) kept in memory and in a log. */
+function exec(name, cmd, args, env = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
-      env: { ...process.env, ...env },
+      // The logs are files: no colour codes in them.
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let output = "";
-    child.stdout.on("data", (d) => {
-      output += d;
-      if (!quiet) process.stdout.write(d);
-    });
-    child.stderr.on("data", (d) => {
-      output += d;
-      process.stderr.write(d);
-    });
-    child.on("close", (code) => resolve({ code: code ?? 1, output }));
-    child.on("error", (error) => resolve({ code: 1, output: String(error) }));
+    const chunks = [];
+    child.stdout.on("data", (d) => chunks.push(d));
+    child.stderr.on("data", (d) => chunks.push(d));
+    const done = (code, extra = "") => {
+      const output = Buffer.concat(chunks).toString("utf8") + extra;
+      writeFileSync(log(name), output);
+      resolve({ code, output });
+    };
+    child.on("close", (code, signal) => done(code ?? 1, signal ? `\nkilled by ${signal}\n` : ""));
+    child.on("error", (error) => done(1, `\n${error}\n`));
   });
 }
 
-// deno:  "ok | 12 passed (3 steps) | 0 failed | 1 ignored"
-// bun:   " 12 pass\n 0 fail"
-// node:  "# pass 12\n# fail 0"
-// deno-lint-ignore no-control-regex
-const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
-const counters = {
-  // Deno counts each top-level test, and the cases inside a describe block as its
-  // steps: leaves = steps + top-level tests - describe blocks (the lines that open
-  // a block end in "..." with no verdict).
-  deno: (o) => {
-    const text = plain(o);
-    const m = [
-      ...text.matchAll(/(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g),
-    ]
-      .at(-1);
-    if (!m) return null;
-    const blocks = text.split("\n").filter((line) => /^\S.* \.\.\.$/.test(line)).length;
-    const passed = m[2] === undefined ? +m[1] : +m[2] + +m[1] - blocks;
-    return { passed, failed: +(m[4] ?? m[3]) };
-  },
-  bun: (o) => {
-    const p = [...plain(o).matchAll(/^\s*(\d+) pass$/gm)].at(-1);
-    const f = [...plain(o).matchAll(/^\s*(\d+) fail$/gm)].at(-1);
-    return p && f ? { passed: +p[1], failed: +f[1] } : null;
-  },
-  node: (o) => {
-    const p = [...plain(o).matchAll(/^# pass (\d+)$/gm)].at(-1);
-    const f = [...plain(o).matchAll(/^# fail (\d+)$/gm)].at(-1);
-    return p && f ? { passed: +p[1], failed: +f[1] } : null;
-  },
+const readIfThere = (path) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 };
-
-const testFiles = listFiles("tests", (p) => p.endsWith(".test.ts"));
-const results = [];
-let failed = false;
-
-async function step(name, cmd, args, env) {
-  if (only && !only.includes(name)) return;
-  console.log(`\n=== ${name}: ${cmd} ${args.join(" ")}`);
-  const { code, output } = await run(cmd, args, env);
-  const counts = counters[name]?.(output);
-  if (code !== 0) failed = true;
-  results.push({ name, code, counts });
-}
 
 function checkNeutralCore() {
   const offenders = [];
@@ -95,33 +103,19 @@ function checkNeutralCore() {
       }
     });
   }
-  return offenders;
+  return { code: offenders.length ? 1 : 0, output: offenders.join("\n") };
 }
 
-const entryPoints = Object.values(JSON.parse(readFileSync("deno.json", "utf8")).exports);
-
-await step("exports", "node", ["scripts/sync_exports.mjs", "--check"]);
-if (!only || only.includes("neutral-core")) {
-  const offenders = checkNeutralCore();
-  console.log("\n=== neutral-core: src/ uses no node:*, Deno.*, Bun.* or process.*");
-  if (offenders.length) {
-    console.error(offenders.join("\n"));
-    failed = true;
-  }
-  results.push({ name: "neutral-core", code: offenders.length ? 1 : 0 });
-}
-if (!only || only.includes("core-deps")) {
-  // Importing the engine must load zod and nothing else from outside: heavy
-  // packages come only through their own subpath exports.
-  console.log("\n=== core-deps: packages reachable from mod.ts");
-  const info = await run(bin("deno"), ["info", "--json", "mod.ts"], {}, true);
+// Importing the engine must load zod and nothing else from outside: heavy
+// packages come only through their own subpath exports.
+async function checkCoreDeps() {
+  const info = await exec("core-deps", bin("deno"), ["info", "--json", "mod.ts"]);
   let bare = [];
   try {
     const graph = JSON.parse(info.output.slice(info.output.indexOf("{")));
     bare = [
       ...new Set(graph.modules.flatMap((m) => (m.dependencies ?? []).map((d) => d.specifier))),
-    ]
-      .filter((specifier) => !specifier.startsWith("."));
+    ].filter((specifier) => !specifier.startsWith("."));
   } catch (error) {
     bare = [`(could not read the module graph: ${error})`];
   }
@@ -129,40 +123,175 @@ if (!only || only.includes("core-deps")) {
   const name = JSON.parse(readFileSync("deno.json", "utf8")).name;
   const self = (specifier) => specifier === name || specifier.startsWith(`${name}/`);
   const extra = bare.filter((specifier) => specifier !== "zod" && !self(specifier));
-  if (extra.length || info.code !== 0) {
-    console.error(`mod.ts reaches more than zod: ${extra.join(", ")}`);
-    failed = true;
-  }
-  results.push({ name: "core-deps", code: extra.length || info.code !== 0 ? 1 : 0 });
+  const failed = extra.length > 0 || info.code !== 0;
+  return { code: failed ? 1 : 0, output: failed ? `mod.ts reaches more than zod: ${extra}` : "" };
 }
-await step("tsc", bin("tsc"), ["-p", "tsconfig.json"]);
-await step("deno-check", bin("deno"), ["check", ...entryPoints]);
-await step("lint", bin("deno"), ["lint"]);
-await step("fmt", bin("deno"), ["fmt", "--check"]);
-await step("publish", bin("deno"), ["publish", "--dry-run", "--allow-dirty"]);
-// npm pack (which runs the build), then the tarball installed into scratch
-// projects and imported under plain Node, Bun and Deno (scripts/check_package.mjs).
-await step("package", "node", ["scripts/check_package.mjs"]);
-// Types are checked once by tsc above (tests included); deno test only runs them.
-await step("deno", bin("deno"), ["test", "-A", "--no-check", ...testFiles]);
-await step("bun", bin("bun"), ["test", ...testFiles.map((f) => "./" + f)]);
-await step("node", process.execPath, [
-  "--import",
-  "tsx",
-  "--test",
-  "--test-concurrency=1",
-  ...testFiles,
-]);
 
-console.log("\n=== summary");
-let passed = 0, failedTests = 0;
-for (const r of results) {
-  const verdict = r.code === 0 ? "ok" : `FAILED (exit ${r.code})`;
-  if (r.counts) {
-    passed += r.counts.passed;
-    failedTests += r.counts.failed;
-    console.log(`${r.name}: ${r.counts.passed} passed, ${r.counts.failed} failed (${verdict})`);
-  } else console.log(`${r.name}: ${verdict}`);
+const files = `${testFiles.length} test file${testFiles.length === 1 ? "" : "s"}`;
+/** Every step: what it checks (printed instead of its command line) and how to run it. */
+const steps = [
+  // The runtimes first: they take longest, so they start first.
+  {
+    name: "node",
+    what: `${files} under node --test (${nodeFiles} files at a time)`,
+    run: () =>
+      exec("node", process.execPath, [
+        "--import",
+        "tsx",
+        "--test",
+        `--test-concurrency=${nodeFiles}`,
+        "--test-reporter=dot",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=./scripts/node_test_events.mjs",
+        `--test-reporter-destination=${log("node", "jsonl")}`,
+        ...testFiles,
+      ]),
+    report: (output) => nodeReport(readIfThere(log("node", "jsonl")), output),
+  },
+  {
+    name: "deno",
+    what: `${files} under deno test`,
+    // Types are checked once by tsc (tests included); deno test only runs them.
+    run: () => exec("deno", bin("deno"), ["test", "-A", "--no-check", ...testFiles]),
+    report: (output) => denoReport(output),
+  },
+  {
+    name: "bun",
+    what: `${files} under bun test`,
+    run: () =>
+      exec("bun", bin("bun"), [
+        "test",
+        // Bun alone gives each test 5 s unless it says otherwise (node and deno
+        // give no limit), which a loaded machine overruns; tests that need a
+        // bound set their own.
+        "--timeout=30000",
+        "--only-failures",
+        "--reporter=junit",
+        `--reporter-outfile=${log("bun", "xml")}`,
+        ...testFiles.map((f) => (f.startsWith(".") || f.startsWith("/") ? f : `./${f}`)),
+      ]),
+    report: (output) => bunReport(output, readIfThere(log("bun", "xml"))),
+  },
+  {
+    name: "package",
+    what: "npm pack, then the tarball installed and imported under Node, Bun and Deno",
+    run: () => exec("package", "node", ["scripts/check_package.mjs"]),
+  },
+  {
+    name: "tsc",
+    what: "TypeScript type-checks sources, tests, examples, bench and scripts",
+    run: () => exec("tsc", bin("tsc"), ["-p", "tsconfig.json"]),
+  },
+  {
+    name: "publish",
+    what: "deno publish --dry-run: what JSR would receive, slow types",
+    run: () => exec("publish", bin("deno"), ["publish", "--dry-run", "--allow-dirty"]),
+  },
+  {
+    name: "deno-check",
+    what: `deno check of the ${entryPoints.length} entry points`,
+    run: () => exec("deno-check", bin("deno"), ["check", ...entryPoints]),
+  },
+  { name: "lint", what: "deno lint", run: () => exec("lint", bin("deno"), ["lint"]) },
+  {
+    name: "fmt",
+    what: "deno fmt --check",
+    run: () => exec("fmt", bin("deno"), ["fmt", "--check"]),
+  },
+  {
+    name: "exports",
+    what: "package.json and deno.json export the same entries",
+    run: () => exec("exports", "node", ["scripts/sync_exports.mjs", "--check"]),
+  },
+  {
+    name: "neutral-core",
+    what: "src/ uses no node:*, Deno.*, Bun.* or process.*",
+    run: () => Promise.resolve(checkNeutralCore()),
+  },
+  { name: "core-deps", what: "mod.ts reaches no package but zod", run: checkCoreDeps },
+].filter((step) => !only || only.includes(step.name));
+
+const clock = (ms) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+};
+
+rmSync(LOGS, { recursive: true, force: true });
+mkdirSync(LOGS, { recursive: true });
+const started = Date.now();
+const running = new Map();
+const results = [];
+console.log(`test gate: ${steps.length} steps, up to ${jobs} at a time; full logs in ${LOGS}/`);
+
+async function runStep(step) {
+  const begin = Date.now();
+  running.set(step.name, begin);
+  console.log(`start ${step.name}: ${step.what}`);
+  const { code, output } = await step.run();
+  const ms = Date.now() - begin;
+  running.delete(step.name);
+  const report = step.report?.(output) ?? null;
+  // A runtime that ran no test or left no counts failed, whatever its exit code.
+  const ok = code === 0 && (!step.report || (report !== null && report.failed === 0));
+  const counts = report
+    ? `: ${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped`
+    : "";
+  console.log(`${ok ? "ok  " : "FAIL"}  ${step.name}${counts} (${clock(ms)})`);
+  const errors = ok ? [] : report?.errors?.length ? report.errors : firstLines(output);
+  results.push({ step, code, ok, ms, report, errors });
 }
-console.log(`total: ${passed} passed, ${failedTests} failed`);
-process.exit(failed ? 1 : 0);
+
+const heartbeat = setInterval(() => {
+  const names = [...running].map(([name, begin]) => `${name} ${clock(Date.now() - begin)}`);
+  if (names.length) console.log(`... ${clock(Date.now() - started)}: running ${names.join(", ")}`);
+}, 60_000);
+
+const queue = [...steps];
+await Promise.all(
+  Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+    while (queue.length) await runStep(queue.shift());
+  }),
+);
+clearInterval(heartbeat);
+
+// Per-file durations, slowest first, for whoever wants the gate faster.
+const durations = results.filter((r) => r.report?.durations?.length).flatMap((r) =>
+  r.report.durations.map((d) => `${r.step.name}\t${(d.ms / 1000).toFixed(1)}s\t${d.file}`)
+    .sort((a, b) => parseFloat(b.split("\t")[1]) - parseFloat(a.split("\t")[1]))
+);
+writeFileSync(join(LOGS, "durations.tsv"), durations.join("\n") + "\n");
+
+console.log(`\n=== summary (${clock(Date.now() - started)} in all)`);
+let passed = 0, failed = 0, skipped = 0;
+for (const name of NAMES) {
+  const r = results.find((result) => result.step.name === name);
+  if (!r) continue;
+  const verdict = r.ok ? "ok" : `FAILED (exit ${r.code})`;
+  if (r.report) {
+    passed += r.report.passed;
+    failed += r.report.failed;
+    skipped += r.report.skipped;
+    console.log(
+      `${name}: ${r.report.passed} passed, ${r.report.failed} failed, ${r.report.skipped} skipped, ${
+        clock(r.ms)
+      } (${verdict})`,
+    );
+    for (const skip of r.report.skips) {
+      console.log(`  skipped ${skip.count} in ${skip.where}: ${skip.reason}`);
+    }
+  } else if (RUNTIMES.includes(name)) {
+    console.log(`${name}: no test counts found, ${clock(r.ms)} (${verdict}); see ${log(name)}`);
+  } else console.log(`${name}: ${verdict}, ${clock(r.ms)}`);
+}
+const failures = results.filter((r) => !r.ok);
+for (const r of failures) {
+  console.log(`\n=== ${r.step.name} failed: first lines (all of it in ${log(r.step.name)})`);
+  console.log(r.errors.length ? r.errors.join("\n") : "(no output)");
+}
+const failedSteps = failures.length
+  ? `; ${failures.length} step${failures.length === 1 ? "" : "s"} failed (${
+    failures.map((r) => r.step.name).join(", ")
+  })`
+  : "";
+console.log(`\ntotal: ${passed} passed, ${failed} failed, ${skipped} skipped${failedSteps}`);
+process.exit(failures.length ? 1 : 0);
