@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Floret's overhead benchmark and the peers' side by side, interleaved,
 # one process per (engine, variant, workload), REPEAT passes (default 3).
-#   bash bench/lib/side_by_side.sh                  # peers in /tmp/peers (cp -r shared/bench/peers; npm ci)
+#   bash bench/lib/side_by_side.sh                  # peers in /tmp/peers (a copy of the peers' benchmark folder, after npm ci)
 #   PEERS_DIR=/path/to/peers REPEAT=3 bash bench/lib/side_by_side.sh
 #   ROWS="floret:memory ai-sdk:default" bash bench/lib/side_by_side.sh
 #   FLORET_DIR=/tmp/after BASE_DIR=/tmp/before ROWS="floret:memory base:memory ai-sdk:default" ...
