@@ -131,6 +131,7 @@ const UNIT_MS = { "µs": 0.001, ms: 1, s: 1000, m: 60_000 };
 export function denoReport(output) {
   const text = plain(output);
   if (!/^(ok|FAILED) \| \d+ passed/m.test(text)) return null;
+  if (/^\.\/\S+ => /m.test(text)) return denoParallelReport(text);
   let passed = 0, failed = 0, skipped = 0;
   const perFile = new Map();
   const skipCounts = new Map();
@@ -176,6 +177,48 @@ export function denoReport(output) {
 }
 
 const failedCount = (text) => Number(/^\s*(\d+) fail$/m.exec(text)?.[1] ?? 0);
+
+// With --parallel, every verdict is one line naming the file and the path:
+// "./tests/x.test.ts => block ... case ... ok (3ms)"; a block's own line
+// comes after its cases, so leaves are the paths no other path extends.
+const DENO_PARALLEL =
+  /^\.\/(\S+) => (.*) \.\.\. (ok|FAILED|ignored)(?: \(([\d.]+)(µs|ms|s|m)\))?\s*$/;
+
+function denoParallelReport(text) {
+  const verdicts = [];
+  for (const line of text.split("\n")) {
+    const match = DENO_PARALLEL.exec(line);
+    if (match) {
+      const [, file, path, result, amount, unit] = match;
+      verdicts.push({ file, path, result, ms: amount ? Number(amount) * UNIT_MS[unit] : 0 });
+    }
+  }
+  const parents = new Set(verdicts.map((v) => {
+    const cut = v.path.lastIndexOf(" ... ");
+    return cut < 0 ? undefined : `${v.file}\u0000${v.path.slice(0, cut)}`;
+  }));
+  let passed = 0, failed = 0, skipped = 0;
+  const perFile = new Map();
+  const skipCounts = new Map();
+  for (const v of verdicts) {
+    if (!v.path.includes(" ... ")) perFile.set(v.file, (perFile.get(v.file) ?? 0) + v.ms);
+    if (parents.has(`${v.file}\u0000${v.path}`)) continue;
+    if (v.result === "ok") passed++;
+    else if (v.result === "FAILED") failed++;
+    else {
+      skipped++;
+      skipCounts.set(v.file, (skipCounts.get(v.file) ?? 0) + 1);
+    }
+  }
+  return {
+    passed,
+    failed,
+    skipped,
+    skips: skipsByFile(skipCounts, skipMarks(text), "deno"),
+    durations: [...perFile].map(([file, ms]) => ({ file, ms })),
+    errors: linesAfter(text, /^ ERRORS $/),
+  };
+}
 
 /** bun test: counts from its closing lines, skips and durations from JUnit. */
 export function bunReport(output, junit) {
