@@ -127,6 +127,7 @@ const UNIT_MS = { "µs": 0.001, ms: 1, s: 1000, m: 60_000 };
 /**
  * deno test (pretty reporter): a test's steps (a describe block's cases) print
  * between the block's opening line and its own verdict; only leaves count.
+ * With --parallel the lines differ (see denoParallelReport).
  */
 export function denoReport(output) {
   const text = plain(output);
@@ -146,7 +147,8 @@ export function denoReport(output) {
     }
     const opening = DENO_OPEN.exec(line);
     if (opening) {
-      open.push(`${opening[1]}${opening[2]}`);
+      if (open.length) open.at(-1).steps = true;
+      open.push({ key: `${opening[1]}${opening[2]}`, steps: false });
       continue;
     }
     const verdict = DENO_VERDICT.exec(line);
@@ -155,10 +157,11 @@ export function denoReport(output) {
     if (indent === "" && amount) {
       perFile.set(file, (perFile.get(file) ?? 0) + Number(amount) * UNIT_MS[unit]);
     }
-    if (open.at(-1) === `${indent}${name}`) {
-      open.pop();
-      continue;
-    }
+    // "name ..." then its verdict: a block if steps ran in between, else a
+    // test that printed output (which Deno puts between the two lines).
+    if (open.at(-1)?.key === `${indent}${name}`) {
+      if (open.pop().steps) continue;
+    } else if (open.length) open.at(-1).steps = true;
     if (result === "ok") passed++;
     else if (result === "FAILED") failed++;
     else {
