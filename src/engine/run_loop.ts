@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ObservationDetails, ObservationType } from "../observation/events.ts";
 import type { Agent } from "../config/agent.ts";
 import type {
   NewEntry,
@@ -100,7 +101,7 @@ export interface RunHost {
   admitChildEvents?(): Promise<boolean>;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
-  observe(type: string, detail: Record<string, unknown>): void;
+  observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void;
   newId(prefix: string): string;
 }
 

@@ -23,15 +23,19 @@ export type ToolItemStatus =
   | "cancelled"
   | "unknown";
 
-/** A pending or resolved approval or question. */
-export interface Interaction {
+/** One question of an input interaction. */
+export interface Question {
   id: string;
-  kind: "approval" | "input";
+  prompt: string;
+  secret?: boolean;
+  options?: string[];
+}
+
+/** What an approval or question has in common. */
+interface InteractionBase {
+  id: string;
   status: "pending" | "resolved";
   turnId: string;
-  callId?: string;
-  toolName?: string;
-  questions?: { id: string; prompt: string; secret?: boolean; options?: string[] }[];
   /** How it was resolved; secret answers appear only as question ids in `redacted`. */
   resolution?: {
     decision?: "approve" | "deny";
@@ -45,39 +49,111 @@ export interface Interaction {
   resolvedAt?: string;
 }
 
+/** A tool call waiting for a person's approval (`respond` with `decision`). */
+export interface ApprovalInteraction extends InteractionBase {
+  kind: "approval";
+  /** The call that waits. */
+  callId: string;
+  /** The tool it calls. */
+  toolName: string;
+  questions?: never;
+}
+
+/** Questions waiting for a person's answers (`respond` with `answers`). */
+export interface QuestionInteraction extends InteractionBase {
+  kind: "input";
+  /** The call that asked (`ask_user`, or a tool result that needed input). */
+  callId?: string;
+  toolName?: string;
+  questions: Question[];
+}
+
+/**
+ * A pending or resolved approval or question, discriminated by `kind`:
+ * after `interaction.kind === "input"`, `questions` is set.
+ */
+export type Interaction = ApprovalInteraction | QuestionInteraction;
+
 export type { Todo } from "../tools/builtin_names.ts";
 import type { Todo } from "../tools/builtin_names.ts";
 
-/** One entry of the conversation as a person sees it. Ids and ordinals are stable. */
-export interface ThreadItem {
+/** The tool call an item of kind `tool` shows. */
+export interface ToolCallView {
+  callId: string;
+  name: string;
+  arguments: string;
+  status: ToolItemStatus;
+  output?: string;
+  /** The full output is kept as this artifact (the model saw a bounded head and tail). */
+  artifactId?: string;
+  /** The handler's `structured` value, decoded: Date, Map, Set, BigInt, undefined read back as returned. */
+  structured?: unknown;
+  /** Display facts the tool returned (`ToolResult.activity`), validated and bounded. */
+  activity?: ToolActivity;
+  /** When the call was dispatched (its recorded start); absent for calls that never ran. */
+  startedAt?: string;
+  /** When its result was recorded. */
+  endedAt?: string;
+}
+
+/** What every item has. */
+interface ItemBase {
   id: string;
   ordinal: number;
-  kind: ItemKind;
   turnId: string;
   runId?: string;
   createdAt: string;
-  text?: string;
   /** The text may still grow (streaming). */
   live?: boolean;
-  tool?: {
-    callId: string;
-    name: string;
-    arguments: string;
-    status: ToolItemStatus;
-    output?: string;
-    /** The full output is kept as this artifact (the model saw a bounded head and tail). */
-    artifactId?: string;
-    /** The handler's `structured` value, decoded: Date, Map, Set, BigInt, undefined read back as returned. */
-    structured?: unknown;
-    /** Display facts the tool returned (`ToolResult.activity`), validated and bounded. */
-    activity?: ToolActivity;
-    /** When the call was dispatched (its recorded start); absent for calls that never ran. */
-    startedAt?: string;
-    /** When its result was recorded. */
-    endedAt?: string;
-  };
-  interaction?: Interaction;
 }
+
+/** What a person wrote (a message, or a steer of the running turn). */
+export interface UserItem extends ItemBase {
+  kind: "user";
+  text: string;
+  tool?: never;
+  interaction?: never;
+}
+
+/** The model's reasoning, when the provider shows it. */
+export interface ThinkingItem extends ItemBase {
+  kind: "thinking";
+  text: string;
+  tool?: never;
+  interaction?: never;
+}
+
+/** Text the model wrote. */
+export interface AssistantItem extends ItemBase {
+  kind: "assistant";
+  text: string;
+  tool?: never;
+  interaction?: never;
+}
+
+/** A tool call and, once it ended, its result. */
+export interface ToolItem extends ItemBase {
+  kind: "tool";
+  text?: never;
+  tool: ToolCallView;
+  /** The approval this call waits for or waited for, when its permission asked. */
+  interaction?: ApprovalInteraction;
+}
+
+/** Questions for a person (approvals show on their tool item instead). */
+export interface InteractionItem extends ItemBase {
+  kind: "interaction";
+  text?: never;
+  tool?: never;
+  interaction: Interaction;
+}
+
+/**
+ * One entry of the conversation as a person sees it, discriminated by `kind`:
+ * after `item.kind === "tool"`, `item.tool` is set; text kinds have `text`.
+ * Ids and ordinals are stable.
+ */
+export type ThreadItem = UserItem | ThinkingItem | AssistantItem | ToolItem | InteractionItem;
 
 /** One turn and how it ended. */
 export interface TurnSummary {
@@ -166,27 +242,32 @@ export interface ThreadSummary {
   updatedAt: string;
 }
 
-/** One change to a view. `offset` of `append-text` is a UTF-8 byte offset. */
+/** The value each `component` op carries, by component name (`null`: the field is absent). */
+export interface ViewComponents {
+  status: ThreadStatus;
+  pending: Interaction[];
+  queue: QueuedInput[];
+  turns: TurnSummary[];
+  runProgress: RunProgress | null;
+  title: string | null;
+  todos: Todo[];
+  titleState: { title?: string; titleStatus: TitleStatus; titleGeneration: number };
+  context: NonNullable<ThreadView["context"]>;
+  restoredInputs: QueuedInput[] | null;
+}
+
+/** A `component` op: one view field replaced whole, its value typed by `name`. */
+export type ComponentOp = {
+  [K in keyof ViewComponents]: { op: "component"; name: K; value: ViewComponents[K] };
+}[keyof ViewComponents];
+
+/** One change to a view, discriminated by `op`. `offset` of `append-text` is a UTF-8 byte offset. */
 export type ViewOp =
   | { op: "add"; item: ThreadItem }
   | { op: "replace"; item: ThreadItem }
   | { op: "append-text"; itemId: string; offset: number; text: string }
   | { op: "remove"; itemId: string }
-  | {
-    op: "component";
-    name:
-      | "status"
-      | "pending"
-      | "queue"
-      | "turns"
-      | "runProgress"
-      | "title"
-      | "todos"
-      | "titleState"
-      | "context"
-      | "restoredInputs";
-    value: unknown;
-  };
+  | ComponentOp;
 
 /** Context window figures of a thread (see `ThreadService.context`). */
 export interface ContextFigures {

@@ -34,14 +34,10 @@ function ownOp(op: ViewOp): ViewOp {
     case "replace":
       return { op: op.op, item: copyItem(op.item) };
     case "component":
-      return {
-        op: "component",
-        name: op.name,
-        // Turns are copied as views copy them; the other components are small plain values.
-        value: op.name === "turns"
-          ? (op.value as TurnSummary[]).map(copyTurnSummary)
-          : structuredClone(op.value),
-      };
+      // Turns are copied as views copy them; the other components are small plain values.
+      return op.name === "turns"
+        ? { op: "component", name: "turns", value: op.value.map(copyTurnSummary) }
+        : { ...op, value: structuredClone(op.value) } as ViewOp;
     default:
       return { ...op };
   }
