@@ -124,6 +124,7 @@ export type {
   ViewComponents,
   ViewOp,
 } from "./src/projection/view_types.ts";
+export { applyUpdate } from "./src/projection/apply_update.ts";
 export type {
   ObservationContext,
   ObservationDetails,

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { ThreadUpdate, TurnSummary, ViewOp } from "../projection/view_types.ts";
+import type { ThreadUpdate, ViewOp } from "../projection/view_types.ts";
 import { copyItem, copyTurnSummary } from "../projection/item_copy.ts";
 
 /**
