@@ -134,3 +134,5 @@ export type {
   ObservedOutcome,
   ObservedToolStatus,
 } from "./src/observation/events.ts";
+export { consoleObserver, formatObservation } from "./src/observation/console_observer.ts";
+export type { ConsoleObserverOptions } from "./src/observation/console_observer.ts";
