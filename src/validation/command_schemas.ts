@@ -158,7 +158,9 @@ export const commandSchemas: CommandSchemas = {
     ...threadKey,
     interactionId: engineId,
     decision: z.enum(["approve", "deny"]).optional(),
-    answers: z.array(z.strictObject({ questionId: z.string(), value: z.string() }).strict()).max(100)
+    answers: z.array(z.strictObject({ questionId: z.string(), value: z.string() }).strict()).max(
+      100,
+    )
       .optional(),
   }),
   cancel: z.strictObject({
