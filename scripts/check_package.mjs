@@ -110,6 +110,18 @@ function checkInstalledManifest(dir) {
   if (wrong.length) {
     fail(`published exports do not point at dist/: ${wrong.map((e) => e.subpath).join(", ")}`);
   } else ok("published exports map every entry to dist/ (types, then default)");
+  const missingFields = ["repository", "homepage", "keywords", "sideEffects"]
+    .filter((field) => published[field] === undefined);
+  if (missingFields.length) fail(`published package.json lacks ${missingFields.join(", ")}`);
+  if (published.exports?.["./package.json"] !== "./package.json") {
+    fail("published package.json has no ./package.json export");
+  }
+  if (published.scripts || published.devDependencies) {
+    fail("published package.json carries the repository's scripts or devDependencies");
+  }
+  if (!missingFields.length && !published.scripts && !published.devDependencies) {
+    ok("published package.json: repository, homepage, keywords, sideEffects, ./package.json; no scripts");
+  }
   if (readFileSync(join(installed, "README.md"), "utf8").includes("../shared")) {
     fail("README.md points at ../shared, which users do not have");
   }
@@ -167,7 +179,9 @@ function bareProject(tarball) {
   if (!npmInstall(dir, [tarball])) return;
   checkInstalledManifest(dir);
   const installed = topLevelPackages(dir);
-  const present = peers.filter((p) => installed.includes(p));
+  // zod is a required peer (npm installs it); the others are optional and must not come.
+  const optional = peers.filter((p) => pkg.peerDependenciesMeta?.[p]?.optional);
+  const present = optional.filter((p) => installed.includes(p));
   if (present.length) fail(`optional peers were installed: ${present.join(", ")}`);
   else {
     ok(`installing the tarball alone adds ${installed.length} packages: ${installed.join(", ")}`);
@@ -190,13 +204,17 @@ function fullProject(tarball) {
       lib: ["ES2023", "DOM", "DOM.Iterable"],
       types: [],
       strict: true,
+      exactOptionalPropertyTypes: true,
       noEmit: true,
-      skipLibCheck: true,
+      // The published .d.ts themselves are checked, as a consumer with tsc --init's defaults does.
+      skipLibCheck: false,
     },
     files: ["package_types_probe.ts"],
   });
   const tsc = run(bin("tsc"), ["-p", "tsconfig.json"], dir);
-  if (tsc.status === 0) ok("TypeScript (NodeNext) type-checks every entry against the .d.ts files");
+  if (tsc.status === 0) {
+    ok("TypeScript (NodeNext, strict, exactOptionalPropertyTypes, skipLibCheck: false) type-checks every entry");
+  }
   else fail("tsc against the packed .d.ts files", tsc.output);
   const denoCheck = run(bin("deno"), ["check", "package_types_probe.ts"], dir);
   if (denoCheck.status === 0) ok("deno check accepts every entry's .d.ts from node_modules");
