@@ -55,7 +55,7 @@ export type NewResults = Omit<ToolResultsEntry, "seq" | "at">;
 export interface RunHost {
   readonly history: HistoryReader;
   /** The turn's supplemental context (memory only), sent after the current user input. */
-  readonly supplementalContext?: readonly SupplementalContext[];
+  readonly supplementalContext?: readonly SupplementalContext[] | undefined;
   /** Approvals and questions of the thread. */
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */

@@ -32,7 +32,7 @@ export interface Question {
 }
 
 /** What an approval or question has in common. */
-interface InteractionBase {
+export interface InteractionBase {
   id: string;
   status: "pending" | "resolved";
   turnId: string;
@@ -97,7 +97,7 @@ export interface ToolCallView {
 }
 
 /** What every item has. */
-interface ItemBase {
+export interface ItemBase {
   id: string;
   ordinal: number;
   turnId: string;
