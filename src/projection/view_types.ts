@@ -25,16 +25,23 @@ export type ToolItemStatus =
 
 /** One question of an input interaction. */
 export interface Question {
+  /** Stable id. */
   id: string;
+  /** What to ask. */
   prompt: string;
+  /** The answer is a secret: it is redacted from the journal. */
   secret?: boolean;
+  /** The accepted answers, when limited. */
   options?: string[];
 }
 
 /** What an approval or question has in common. */
 export interface InteractionBase {
+  /** Stable id. */
   id: string;
+  /** Where it stands. */
   status: "pending" | "resolved";
+  /** The turn it belongs to. */
   turnId: string;
   /** How it was resolved; secret answers appear only as question ids in `redacted`. */
   resolution?: {
@@ -51,20 +58,25 @@ export interface InteractionBase {
 
 /** A tool call waiting for a person's approval (`respond` with `decision`). */
 export interface ApprovalInteraction extends InteractionBase {
+  /** Discriminant. */
   kind: "approval";
   /** The call that waits. */
   callId: string;
   /** The tool it calls. */
   toolName: string;
+  /** Never set on this kind. */
   questions?: never;
 }
 
 /** Questions waiting for a person's answers (`respond` with `answers`). */
 export interface QuestionInteraction extends InteractionBase {
+  /** Discriminant. */
   kind: "input";
   /** The call that asked (`ask_user`, or a tool result that needed input). */
   callId?: string;
+  /** The tool called. */
   toolName?: string;
+  /** The questions to answer. */
   questions: Question[];
 }
 
@@ -79,10 +91,15 @@ import type { Todo } from "../tools/builtin_names.ts";
 
 /** The tool call an item of kind `tool` shows. */
 export interface ToolCallView {
+  /** The tool call's id. */
   callId: string;
+  /** The tool's name. */
   name: string;
+  /** The argument text the model sent. */
   arguments: string;
+  /** Where it stands. */
   status: ToolItemStatus;
+  /** What the model saw of the result. */
   output?: string;
   /** The full output is kept as this artifact (the model saw a bounded head and tail). */
   artifactId?: string;
@@ -98,10 +115,15 @@ export interface ToolCallView {
 
 /** What every item has. */
 export interface ItemBase {
+  /** Stable id. */
   id: string;
+  /** Its place in `items` (0-based). */
   ordinal: number;
+  /** The turn it belongs to. */
   turnId: string;
+  /** The run that made it. */
   runId?: string;
+  /** ISO time it was made. */
   createdAt: string;
   /** The text may still grow (streaming). */
   live?: boolean;
@@ -109,32 +131,47 @@ export interface ItemBase {
 
 /** What a person wrote (a message, or a steer of the running turn). */
 export interface UserItem extends ItemBase {
+  /** Discriminant. */
   kind: "user";
+  /** The text. */
   text: string;
+  /** Never set on this kind. */
   tool?: never;
+  /** Never set on this kind. */
   interaction?: never;
 }
 
 /** The model's reasoning, when the provider shows it. */
 export interface ThinkingItem extends ItemBase {
+  /** Discriminant. */
   kind: "thinking";
+  /** The text. */
   text: string;
+  /** Never set on this kind. */
   tool?: never;
+  /** Never set on this kind. */
   interaction?: never;
 }
 
 /** Text the model wrote. */
 export interface AssistantItem extends ItemBase {
+  /** Discriminant. */
   kind: "assistant";
+  /** The text. */
   text: string;
+  /** Never set on this kind. */
   tool?: never;
+  /** Never set on this kind. */
   interaction?: never;
 }
 
 /** A tool call and, once it ended, its result. */
 export interface ToolItem extends ItemBase {
+  /** Discriminant. */
   kind: "tool";
+  /** Never set on this kind. */
   text?: never;
+  /** The tool call (set only on `tool` items). */
   tool: ToolCallView;
   /** The approval this call waits for or waited for, when its permission asked. */
   interaction?: ApprovalInteraction;
@@ -142,9 +179,13 @@ export interface ToolItem extends ItemBase {
 
 /** Questions for a person (approvals show on their tool item instead). */
 export interface InteractionItem extends ItemBase {
+  /** Discriminant. */
   kind: "interaction";
+  /** Never set on this kind. */
   text?: never;
+  /** Never set on this kind. */
   tool?: never;
+  /** The interaction (set on `interaction` items, and on tool items that waited for approval). */
   interaction: Interaction;
 }
 
@@ -157,11 +198,17 @@ export type ThreadItem = UserItem | ThinkingItem | AssistantItem | ToolItem | In
 
 /** One turn and how it ended. */
 export interface TurnSummary {
+  /** The turn it belongs to. */
   turnId: string;
+  /** How it ended (absent while it runs). */
   outcome?: "completed" | "failed" | "cancelled" | "interrupted";
+  /** Why it failed (`outcome: "failed"`): a stable code and a message. */
   failure?: { code: TurnFailureCode; message: string; provider?: Record<string, unknown> };
+  /** ISO time it started. */
   startedAt: string;
+  /** ISO time it ended. */
   endedAt?: string;
+  /** Milliseconds from start to end, once it ended. */
   durationMs?: number;
   /** Set on turns made by `retry`. */
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
@@ -179,17 +226,25 @@ export interface TurnSummary {
 
 /** Input waiting for the thread. */
 export interface QueuedInput {
+  /** Stable id. */
   id: string;
+  /** The request key it was sent with. */
   requestKey: string;
+  /** The text. */
   text: string;
 }
 
 /** Memory-only progress of the running turn. */
 export interface RunProgress {
+  /** The turn it belongs to. */
   turnId: string;
+  /** The run that made it. */
   runId: string;
+  /** The step of the run (0-based). */
   step: number;
+  /** What the run does now. */
   phase: "model" | "tools" | "retry_wait";
+  /** The attempt number. */
   attempt?: number;
 }
 
@@ -204,9 +259,13 @@ export interface RunProgress {
  * spreads and deep equality treat as plain arrays.
  */
 export interface ThreadView {
+  /** The thread. */
   threadId: string;
+  /** The parent thread of a sub-agent's thread. */
   parentThreadId?: string;
+  /** The thread (and item) it was forked from. */
   forkedFrom?: { threadId: string; itemId?: string };
+  /** The title, when there is one. */
   title?: string;
   /** Where the title stands (see `TitleStatus`). */
   titleStatus: TitleStatus;
@@ -214,13 +273,19 @@ export interface ThreadView {
   titleGeneration: number;
   /** Inputs a restore took out of the queue: offer them again, under current authority. */
   restoredInputs?: QueuedInput[];
+  /** Where it stands. */
   status: ThreadStatus;
+  /** The conversation, oldest first. */
   items: ThreadItem[];
+  /** Approvals and questions waiting for people. */
   pending: Interaction[];
+  /** Input waiting for the running turn to end. */
   queue: QueuedInput[];
+  /** Turns, oldest first. */
   turns: TurnSummary[];
   /** The todo list the model keeps with `todo_write`; `[]` on a new thread. */
   todos: Todo[];
+  /** Progress of the running turn. */
   runProgress?: RunProgress;
   /** Context window figures, when the thread's agent is known to this host. */
   context?: { windowTokens: number; estimateTokens: number; confirmed?: Usage };
@@ -230,29 +295,45 @@ export interface ThreadView {
 
 /** A line of `list`. */
 export interface ThreadSummary {
+  /** The thread. */
   threadId: string;
+  /** The parent thread of a sub-agent's thread. */
   parentThreadId?: string;
+  /** The title, when there is one. */
   title?: string;
   /** Where the title stands. */
   titleStatus: TitleStatus;
   /** Grows with every host title and every generation claim. */
   titleGeneration: number;
+  /** Where it stands. */
   status: ThreadStatus;
+  /** ISO time it was made. */
   createdAt: string;
+  /** ISO time of the last change. */
   updatedAt: string;
 }
 
 /** The value each `component` op carries, by component name (`null`: the field is absent). */
 export interface ViewComponents {
+  /** Where it stands. */
   status: ThreadStatus;
+  /** Approvals and questions waiting for people. */
   pending: Interaction[];
+  /** Input waiting for the running turn to end. */
   queue: QueuedInput[];
+  /** Turns, oldest first. */
   turns: TurnSummary[];
+  /** Progress of the running turn. */
   runProgress: RunProgress | null;
+  /** The title, when there is one. */
   title: string | null;
+  /** The todo list. */
   todos: Todo[];
+  /** The title and where it stands. */
   titleState: { title?: string; titleStatus: TitleStatus; titleGeneration: number };
+  /** Context window figures. */
   context: NonNullable<ThreadView["context"]>;
+  /** Inputs a restore took out of the queue. */
   restoredInputs: QueuedInput[] | null;
 }
 
@@ -287,14 +368,19 @@ export interface ContextFigures {
 
 /** Usage summed by kind; the four counts are disjoint. */
 export interface UsageTotals {
+  /** Uncached input tokens. */
   inputTokens: number;
+  /** Output tokens. */
   outputTokens: number;
+  /** Input tokens read from the provider's cache. */
   cacheReadTokens: number;
+  /** Input tokens written to the provider's cache. */
   cacheWriteTokens: number;
 }
 
 /** One compaction operation as `context().compactions` lists it. */
 export interface CompactionRecord {
+  /** The compaction operation. */
   operationId: string;
   /** `compacted` installed a checkpoint; `failed` and `noop` changed nothing. */
   status: "compacted" | "noop" | "failed";
@@ -310,9 +396,13 @@ export interface CompactionRecord {
 
 /** A tool output kept whole because the model saw it shortened. */
 export interface Artifact {
+  /** Stable id. */
   id: string;
+  /** The turn it belongs to. */
   turnId: string;
+  /** The run that made it. */
   runId: string;
+  /** The tool call's id. */
   callId: string;
   /** The complete output. */
   text: string;
