@@ -121,7 +121,7 @@ test("a failed turn says its failure code; types keeps only the chosen types and
   assertClean(lines);
 });
 
-test("the default write is console.error: one line per event", async () => {
+test("the default write is console.error: one line per event", () => {
   const original = console.error;
   const seen: unknown[][] = [];
   console.error = (...args: unknown[]) => void seen.push(args);
