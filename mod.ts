@@ -97,20 +97,45 @@ export type { UserInput } from "./src/runtime/user_input.ts";
 export type { CompactResult } from "./src/runtime/compaction_command.ts";
 export type { CompactionRecord } from "./src/projection/context_model.ts";
 export type {
+  ApprovalInteraction,
   Artifact,
+  AssistantItem,
+  ComponentOp,
   ContextFigures,
   Interaction,
+  InteractionBase,
+  InteractionItem,
+  ItemBase,
   ItemKind,
+  Question,
+  QuestionInteraction,
   QueuedInput,
   RunProgress,
+  ThinkingItem,
   ThreadItem,
   ThreadStatus,
   ThreadSummary,
   ThreadUpdate,
   ThreadView,
   Todo,
+  ToolCallView,
+  ToolItem,
   ToolItemStatus,
   TurnSummary,
+  UsageTotals,
+  UserItem,
+  ViewComponents,
   ViewOp,
 } from "./src/projection/view_types.ts";
-export type { ObservationEvent } from "./src/observation/events.ts";
+export { applyUpdate } from "./src/projection/apply_update.ts";
+export type {
+  ObservationContext,
+  ObservationDetails,
+  ObservationEvent,
+  ObservationOf,
+  ObservationType,
+  ObservedOutcome,
+  ObservedToolStatus,
+} from "./src/observation/events.ts";
+export { consoleObserver, formatObservation } from "./src/observation/console_observer.ts";
+export type { ConsoleObserverOptions } from "./src/observation/console_observer.ts";

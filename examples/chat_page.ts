@@ -5,10 +5,12 @@
  * waits for approval, ask-user forms (a password field for secret questions),
  * the todo list, the title (click to rename), the queue, cancel, retry and
  * the thread list. Everything the server sends is inserted as text, never as
- * HTML.
+ * HTML. Batches are applied with the engine's own `applyUpdate`, whose
+ * source the page carries (it is self-contained: no bundler needed).
  *
  * @module
  */
+import { applyUpdate } from "@floret/engine";
 
 /**
  * The page, for an API mounted at `apiBase`.
@@ -121,16 +123,14 @@ function open(id) {
   loadThreads();
 }
 
+// The engine's reducer (applyUpdate from @floret/engine), carried as its source.
+class FloretError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+${applyUpdate.toString()}
+
 function apply(batch) {
-  for (const op of batch.ops) {
-    if (op.op === "add") view.items.push(op.item);
-    else if (op.op === "replace") view.items = view.items.map((i) => i.id === op.item.id ? op.item : i);
-    else if (op.op === "remove") view.items = view.items.filter((i) => i.id !== op.itemId);
-    else if (op.op === "append-text") {
-      const item = view.items.find((i) => i.id === op.itemId);
-      item.text = (item.text ?? "") + op.text;
-    } else if (op.op === "component") view[op.name] = op.value;
-  }
+  view = applyUpdate(view, batch);
   if (batch.ops.some((op) => op.op === "component" && (op.name === "status" || op.name === "title"))) {
     loadThreads();
   }

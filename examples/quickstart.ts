@@ -9,7 +9,7 @@
  * scripted model plays the same conversation.
  */
 import { z } from "zod";
-import { defineAgent, defineTool, type Gateway, openHost, type ThreadUpdate } from "@floret/engine";
+import { applyUpdate, defineAgent, defineTool, type Gateway, openHost } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
 import { scriptedGateway } from "@floret/engine/testing";
 
@@ -87,20 +87,27 @@ const agent = defineAgent({
 const threads = host.threads({ agent });
 const { threadId } = await threads.create({ requestKey: "quickstart:create", title: "Weather" });
 
-// Subscribe first, then send: every change after the view we start from arrives as a batch.
+// Subscribe first, then read the view: every change after it arrives as a batch, and
+// applyUpdate folds each batch into the view (what view() would return at that version).
 const controller = new AbortController();
 const updates = threads.subscribe(threadId, { signal: controller.signal });
+let live = await threads.view(threadId);
 const printing = (async () => {
-  for await (const update of updates as AsyncIterable<ThreadUpdate>) {
-    if (update.type !== "batch") continue;
+  for await (const update of updates) {
+    if (update.type === "resync") {
+      live = await threads.view(threadId);
+      continue;
+    }
+    live = applyUpdate(live, update);
     for (const op of update.ops) {
       if (op.op === "add" && op.item.kind === "tool") {
-        console.log(`  [tool] ${op.item.tool?.name}(${op.item.tool?.arguments})`);
+        console.log(`  [tool] ${op.item.tool.name}(${op.item.tool.arguments})`);
       }
-      if (op.op === "add" && op.item.kind === "assistant") {
-        write(`\nassistant: ${op.item.text ?? ""}`);
+      if (op.op === "add" && op.item.kind === "assistant") write(`\nassistant: ${op.item.text}`);
+      if (op.op === "append-text") {
+        const item = live.items.find((candidate) => candidate.id === op.itemId);
+        if (item?.kind === "assistant") write(op.text);
       }
-      if (op.op === "append-text" && op.itemId.endsWith(":assistant")) write(op.text);
     }
   }
 })();
@@ -115,7 +122,9 @@ await printing;
 console.log("\n\nSettled view from the journal:");
 for (const item of view.items) {
   const body = item.kind === "tool"
-    ? `${item.tool?.name} → ${item.tool?.status}: ${item.tool?.output}`
+    ? `${item.tool.name} → ${item.tool.status}: ${item.tool.output}`
+    : item.kind === "interaction"
+    ? `${item.interaction.kind} ${item.interaction.status}`
     : item.text;
   console.log(`  #${item.ordinal} ${item.kind.padEnd(9)} ${body}`);
 }

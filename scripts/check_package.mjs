@@ -26,6 +26,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 import { entryPackages, entryPoints, readJson, root } from "./sync_exports.mjs";
 
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -134,6 +135,20 @@ function checkInstalledManifest(dir) {
   if (wrong.length) {
     fail(`published exports do not point at dist/: ${wrong.map((e) => e.subpath).join(", ")}`);
   } else ok("published exports map every entry to dist/ (types, then default)");
+  const missingFields = ["repository", "homepage", "keywords", "sideEffects"]
+    .filter((field) => published[field] === undefined);
+  if (missingFields.length) fail(`published package.json lacks ${missingFields.join(", ")}`);
+  if (published.exports?.["./package.json"] !== "./package.json") {
+    fail("published package.json has no ./package.json export");
+  }
+  if (published.scripts || published.devDependencies) {
+    fail("published package.json carries the repository's scripts or devDependencies");
+  }
+  if (!missingFields.length && !published.scripts && !published.devDependencies) {
+    ok(
+      "published package.json: repository, homepage, keywords, sideEffects, ./package.json; no scripts",
+    );
+  }
   if (readFileSync(join(installed, "README.md"), "utf8").includes("../shared")) {
     fail("README.md points at ../shared, which users do not have");
   }
@@ -191,7 +206,9 @@ function bareProject(tarball) {
   if (!npmInstall(dir, [tarball])) return;
   checkInstalledManifest(dir);
   const installed = topLevelPackages(dir);
-  const present = peers.filter((p) => installed.includes(p));
+  // zod is a required peer (npm installs it); the others are optional and must not come.
+  const optional = peers.filter((p) => pkg.peerDependenciesMeta?.[p]?.optional);
+  const present = optional.filter((p) => installed.includes(p));
   if (present.length) fail(`optional peers were installed: ${present.join(", ")}`);
   else {
     ok(`installing the tarball alone adds ${installed.length} packages: ${installed.join(", ")}`);
@@ -214,17 +231,58 @@ function fullProject(tarball) {
       lib: ["ES2023", "DOM", "DOM.Iterable"],
       types: [],
       strict: true,
+      exactOptionalPropertyTypes: true,
       noEmit: true,
-      skipLibCheck: true,
+      // The published .d.ts themselves are checked, as a consumer with tsc --init's defaults does.
+      skipLibCheck: false,
     },
     files: ["package_types_probe.ts"],
   });
   const tsc = run(bin("tsc"), ["-p", "tsconfig.json"], dir);
-  if (tsc.status === 0) ok("TypeScript (NodeNext) type-checks every entry against the .d.ts files");
-  else fail("tsc against the packed .d.ts files", tsc.output);
+  if (tsc.status === 0) {
+    ok(
+      "TypeScript (NodeNext, strict, exactOptionalPropertyTypes, skipLibCheck: false) type-checks every entry",
+    );
+  } else fail("tsc against the packed .d.ts files", tsc.output);
+  browserClientBundle(dir);
   const denoCheck = run(bin("deno"), ["check", "package_types_probe.ts"], dir);
   if (denoCheck.status === 0) ok("deno check accepts every entry's .d.ts from node_modules");
   else fail("deno check against the packed .d.ts files", denoCheck.output);
+}
+
+/** The most a browser bundle of `threadClient` alone may weigh, minified (DESIGN §11). */
+const CLIENT_BUNDLE_LIMIT = 50 * 1024;
+
+/**
+ * Bundles `threadClient` from the installed package for the browser with
+ * esbuild: at most 50 KB minified, and without zod (the client checks what
+ * the server sends with small hand checks).
+ */
+function browserClientBundle(dir) {
+  writeFileSync(
+    join(dir, "client_entry.mjs"),
+    `export { threadClient } from "${pkg.name}/http";\n`,
+  );
+  const script = `
+    const esbuild = await import(${
+    JSON.stringify(pathToFileURL(join(root, "node_modules", "esbuild", "lib", "main.js")).href)
+  });
+    const result = await esbuild.build({
+      entryPoints: ["client_entry.mjs"], bundle: true, minify: true, format: "esm",
+      platform: "browser", write: false, metafile: true, logLevel: "error",
+    });
+    // What reaches the output (files esbuild read but shook out entirely do not count).
+    const inputs = Object.entries(Object.values(result.metafile.outputs)[0].inputs);
+    console.log(JSON.stringify({ bytes: result.outputFiles[0].contents.length,
+      zod: inputs.filter(([input, { bytesInOutput }]) =>
+        input.includes("node_modules/zod/") && bytesInOutput > 0).length }));`;
+  const bundled = run(process.execPath, ["--input-type=module", "-e", script], dir);
+  if (bundled.status !== 0) return fail("esbuild could not bundle threadClient", bundled.output);
+  const { bytes, zod } = JSON.parse(bundled.stdout.trim().split("\n").at(-1));
+  const size = `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes > CLIENT_BUNDLE_LIMIT) fail(`threadClient bundles to ${size} minified (limit 50 KB)`);
+  else if (zod > 0) fail(`threadClient's browser bundle includes zod (${zod} files)`);
+  else ok(`threadClient bundles for the browser to ${size} minified, without zod (esbuild)`);
 }
 
 /** A Deno project that maps the package to the repository's .ts sources, as JSR serves them. */

@@ -29,7 +29,11 @@ if (command === "publish") {
   const text = readFileSync(manifest, "utf8");
   writeFileSync(backup, text);
   const pkg = JSON.parse(text);
-  pkg.exports = publishedExports(readJson("deno.json"));
+  pkg.exports = { ...publishedExports(readJson("deno.json")), "./package.json": "./package.json" };
+  // What users install: no repository scripts (npm would run a published
+  // "test" or "prepack" in their tree) and no devDependencies.
+  delete pkg.scripts;
+  delete pkg.devDependencies;
   writeFileSync(manifest, JSON.stringify(pkg, null, 2) + "\n");
   console.log("pack_manifest: package.json exports point at dist/ until postpack");
 } else if (command === "restore") {

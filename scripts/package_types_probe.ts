@@ -2,7 +2,15 @@
 // scratch npm project) and the .ts sources (in a scratch Deno project), and by
 // the repository's tsc run. It fails if an entry's declarations are missing
 // or collapse to `any`: each @ts-expect-error needs a real type to fire.
-import { DEFAULT_MAX_STEPS, defineAgent, FloretError, memoryStore, openHost } from "@floret/engine";
+import {
+  applyUpdate,
+  consoleObserver,
+  DEFAULT_MAX_STEPS,
+  defineAgent,
+  FloretError,
+  memoryStore,
+  openHost,
+} from "@floret/engine";
 import type { Gateway, KvStore, ThreadView } from "@floret/engine";
 import { kvConformance, scriptedGateway } from "@floret/engine/testing";
 import { encodeKey, optionalPeer } from "@floret/engine/spi";
@@ -15,6 +23,13 @@ import { prepareModelImage, toImageAttachment } from "@floret/engine/images";
 import { webFetchTool } from "@floret/engine/web-fetch";
 import { threadApi, threadClient } from "@floret/engine/http";
 
+async function threads0(): Promise<ThreadView> {
+  const host = await openHost({ store: memoryStore() });
+  return host.threads({
+    agent: defineAgent({ id: "a", systemPrompt: "p", gateway: scriptedGateway([]) }),
+  }).view("none");
+}
+
 export async function typed(): Promise<ThreadView> {
   const steps: number = DEFAULT_MAX_STEPS;
   const store: KvStore = libsqlStore({ url: "file:probe.db" });
@@ -24,6 +39,22 @@ export async function typed(): Promise<ThreadView> {
     openAIResponses({ model: "m" }),
     anthropicMessages({ model: "m" }),
   ];
+  // Under exactOptionalPropertyTypes, options take `T | undefined` (e.g. an environment variable).
+  const maybe: string | undefined = steps > 0 ? undefined : "key";
+  gateways.push(openAIChat({ model: "m", apiKey: maybe, baseURL: maybe }));
+  libsqlStore({ url: "file:probe.db", authToken: maybe });
+  // The unions narrow: a tool item's `tool` and a question's `questions` are set.
+  const narrowed = (view: ThreadView): string[] =>
+    view.items.map((item) => item.kind === "tool" ? item.tool.name : "")
+      .concat(view.pending.flatMap((p) => p.kind === "input" ? p.questions.map((q) => q.id) : []));
+  const same: ThreadView = applyUpdate(await threads0(), {
+    type: "batch",
+    baseVersion: 0,
+    version: 0,
+    ops: [],
+  });
+  void narrowed(same);
+  void consoleObserver({ types: ["turn.ended"] });
   const host = await openHost({ store: memoryStore() });
   const threads = host.threads({
     agent: defineAgent({ id: "a", systemPrompt: "p", gateway: gateways[0], maxSteps: steps }),

@@ -119,7 +119,8 @@ export function dependencyProblems(pkg, packagesByEntry) {
   const hard = new Set(Object.keys(pkg.dependencies ?? {}));
   const peers = pkg.peerDependencies ?? {};
   for (const name of Object.keys(peers)) {
-    if (pkg.peerDependenciesMeta?.[name]?.optional !== true) {
+    // zod is the one required peer: the core needs it, and the host's copy must be the one used.
+    if (name !== "zod" && pkg.peerDependenciesMeta?.[name]?.optional !== true) {
       problems.push(`peer ${name} is not marked optional in peerDependenciesMeta`);
     }
     if (!pkg.devDependencies?.[name]) {

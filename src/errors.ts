@@ -63,6 +63,8 @@ export class FloretError extends Error {
   readonly code: ErrorCode;
 
   /**
+   * Makes an error with a stable code.
+   *
    * @param code the stable code
    * @param message a sentence-case message, details after a colon
    * @param options `cause`: the underlying failure

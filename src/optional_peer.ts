@@ -53,11 +53,45 @@ export function optionalPeer<T>(peer: OptionalPeer<T>): () => Promise<T> {
   };
 }
 
+/**
+ * Whether a failed import says the package itself is absent (not a file or
+ * native binding inside it, not a permission): Node and Bun say
+ * "Cannot find package/module 'name'", Deno "Could not find ... 'name'" or
+ * "Module not found".
+ */
+function isAbsent(peer: OptionalPeer<unknown>, cause: unknown): boolean {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const code = (cause as { code?: unknown } | null)?.code;
+  const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" ||
+    /cannot find (package|module)|could not find|module not found|not found in import map/i
+      .test(message);
+  return notFound && message.includes(peer.package);
+}
+
+/** Whether a failure reads as a missing Deno permission. */
+function isPermission(cause: unknown): boolean {
+  const name = cause instanceof Error ? cause.name : "";
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return name === "NotCapable" || name === "PermissionDenied" ||
+    /requires .* access|--allow-|NotCapable|PermissionDenied/i.test(message);
+}
+
 function missingPeerError(peer: OptionalPeer<unknown>, cause: unknown): Error {
   const name = peer.package;
   const detail = cause instanceof Error ? cause.message : String(cause);
+  if (!isAbsent(peer, cause)) {
+    // Installed, but its import failed: say why, and do not send the user to install it again.
+    const permission = isPermission(cause)
+      ? " On Deno a permission may be missing (see docs/deno.md for the list this entry needs)."
+      : "";
+    return new Error(
+      `Optional package ${name} is installed but could not be loaded for ${peer.entry}: ` +
+        `${detail}.${permission}` + (peer.hint ? ` ${peer.hint}` : ""),
+      { cause },
+    );
+  }
   return new Error(
-    `Optional package ${name} could not be loaded for ${peer.entry}: ` +
+    `Optional package ${name} is not installed (needed by ${peer.entry}): ` +
       `install it with \`npm install ${name}\` (Deno: \`deno add npm:${name}\`)` +
       (peer.hint ? `; ${peer.hint}` : "") + `. Cause: ${detail}`,
     { cause },

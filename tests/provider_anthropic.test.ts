@@ -320,11 +320,11 @@ describe("anthropicMessages on recordings", () => {
 
 test("anthropicMessages validates maxTokens and derives the state key", () => {
   assert.throws(
-    () => anthropicMessages({ model: "m", maxTokens: 0 }),
+    () => anthropicMessages({ model: "m", maxTokens: 0, apiKey: "test-key" }),
     (error) => error instanceof FloretError,
   );
   assert.equal(
-    anthropicMessages({ model: "claude-x" }).info.stateKey,
+    anthropicMessages({ model: "claude-x", apiKey: "test-key" }).info.stateKey,
     "anthropic:claude-x:messages",
   );
 });

@@ -303,5 +303,5 @@ test("openAIChat validates options and derives the state key", () => {
   );
   const gateway = openAIChat({ model: "deepseek-reasoner", provider: "deepseek", apiKey: KEY });
   assert.equal(gateway.info.stateKey, "deepseek:deepseek-reasoner:chat");
-  assert.equal(openAIChat({ model: "m", stateKey: "mine" }).info.stateKey, "mine");
+  assert.equal(openAIChat({ model: "m", stateKey: "mine", apiKey: KEY }).info.stateKey, "mine");
 });

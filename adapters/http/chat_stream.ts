@@ -240,7 +240,7 @@ export class TurnChunks {
         // Approvals and questions are asked when the thread waits (`#waitReached`).
         return;
       default: {
-        const never: never = item.kind;
+        const never: never = item;
         return never;
       }
     }

@@ -16,6 +16,7 @@ import { PING_INTERVAL_MS } from "./sse_events.ts";
 export interface AuthorizeCheck {
   /** The incoming request; read its headers, not its body (the route reads that). */
   request: Request;
+  /** What the request asks to do (the service method it maps to). */
   action: HttpAction;
   /** Absent for `create` and `list` (a list of children, `?parentThreadId=`, names its parent). */
   threadId?: string;

@@ -12,6 +12,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { NO_SDK_TIMEOUT_MS, resolveGatewayInfo } from "./http_options.ts";
+import { resolveApiKey } from "./api_key.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
@@ -25,7 +26,7 @@ import { optionalPeer } from "../../src/optional_peer.ts";
 /** Options of {@link anthropicMessages}. */
 export type AnthropicMessagesOptions = HttpGatewayOptions & {
   /** Output budget when the request sets none (the API requires one); default: capabilities, then 4096. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
 };
 
 // An optional peer: the gateway's first request reports a missing package
@@ -63,8 +64,10 @@ function anthropicErrors(sdk: typeof import("@anthropic-ai/sdk")): SdkErrorTypes
  * @returns the gateway
  * @throws {FloretError} `invalid_input` for malformed options
  */
-export function anthropicMessages(options: AnthropicMessagesOptions): Gateway {
-  const info = resolveGatewayInfo(options, "anthropic", "messages");
+export function anthropicMessages(input: AnthropicMessagesOptions): Gateway {
+  const info = resolveGatewayInfo(input, "anthropic", "messages");
+  const apiKey = resolveApiKey(input.apiKey, "ANTHROPIC_API_KEY", "anthropicMessages");
+  const options = { ...input, apiKey };
   if (
     options.maxTokens !== undefined &&
     !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)

@@ -14,31 +14,31 @@ import { FloretError } from "../../src/errors.ts";
 export interface HttpGatewayOptions {
   /** The model name the provider expects, e.g. `gpt-4.1-mini`. */
   model: string;
-  /** The API key; when absent the SDK reads its usual environment variable. */
-  apiKey?: string;
+  /** The API key; when absent, the provider's usual environment variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`). */
+  apiKey?: string | undefined;
   /** Another endpoint speaking the same protocol (proxies, compatible providers). */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** A fetch to use instead of the global one (proxies, recorded replies in tests). */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /** What the model can do; unknown fields mean "not known". */
-  capabilities?: Capabilities;
+  capabilities?: Capabilities | undefined;
   /** Identifies whether opaque provider state can be reused; defaults to provider:model:protocol. */
-  stateKey?: string;
+  stateKey?: string | undefined;
   /** Extra HTTP headers sent with every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /**
    * Extra top-level request fields merged into every request body (e.g.
    * `temperature`, `reasoning`, `thinking`), for what the gateway does not model.
    * Fields the gateway renders itself win.
    */
-  extraBody?: Record<string, unknown>;
+  extraBody?: Record<string, unknown> | undefined;
   /**
    * Use the provider's prompt cache (default `true`): Anthropic gets
    * `cache_control` breakpoints on the system prompt, the tool list and the
    * newest message; OpenAI gets a `prompt_cache_key` per thread. Cached input
    * is reported as `cacheReadTokens` / `cacheWriteTokens` in usage.
    */
-  promptCache?: boolean;
+  promptCache?: boolean | undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
+import { resolveApiKey } from "./api_key.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderChatRequest } from "./openai_chat_request.ts";
@@ -23,7 +24,7 @@ import { untilAborted } from "../../src/tools/until_aborted.ts";
 /** Options of {@link openAIChat}. */
 export type OpenAIChatOptions = HttpGatewayOptions & {
   /** Provider name for `info.provider` and the state key (e.g. `deepseek`); default `openai`. */
-  provider?: string;
+  provider?: string | undefined;
 };
 
 /**
@@ -42,8 +43,9 @@ export type OpenAIChatOptions = HttpGatewayOptions & {
  * @returns the gateway
  * @throws {FloretError} `invalid_input` for malformed options
  */
-export function openAIChat(options: OpenAIChatOptions): Gateway {
-  const info = resolveGatewayInfo(options, options?.provider ?? "openai", "chat");
+export function openAIChat(input: OpenAIChatOptions): Gateway {
+  const info = resolveGatewayInfo(input, input?.provider ?? "openai", "chat");
+  const options = { ...input, apiKey: resolveApiKey(input.apiKey, "OPENAI_API_KEY", "openAIChat") };
   return {
     info,
     stream: (request, { signal }) => streamChat(options, info, request, signal),

@@ -41,9 +41,8 @@ export async function loadOpenAISdk(): Promise<OpenAISdk> {
   return {
     client: (options, fetch) =>
       new OpenAI({
-        // The SDK throws at construction without a key; a placeholder lets
-        // keyless compatible servers (local models) work and fails upstream with a 401 otherwise.
-        apiKey: options.apiKey ?? readEnvKey() ?? "missing-api-key",
+        // The gateway settled the key at construction (api_key.ts).
+        apiKey: options.apiKey,
         baseURL: options.baseURL,
         fetch,
         maxRetries: 0,
@@ -58,11 +57,4 @@ export async function loadOpenAISdk(): Promise<OpenAISdk> {
         error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError),
     },
   };
-}
-
-function readEnvKey(): string | undefined {
-  // Reached through globalThis so the module stays free of runtime-specific globals.
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
-    ?.env;
-  return env?.OPENAI_API_KEY;
 }

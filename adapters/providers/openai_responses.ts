@@ -11,6 +11,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
+import { resolveApiKey } from "./api_key.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderResponsesRequest } from "./openai_responses_request.ts";
@@ -38,8 +39,10 @@ import { untilAborted } from "../../src/tools/until_aborted.ts";
  * @returns the gateway
  * @throws {FloretError} `invalid_input` for malformed options
  */
-export function openAIResponses(options: HttpGatewayOptions): Gateway {
-  const info = resolveGatewayInfo(options, "openai", "responses");
+export function openAIResponses(input: HttpGatewayOptions): Gateway {
+  const info = resolveGatewayInfo(input, "openai", "responses");
+  const apiKey = resolveApiKey(input.apiKey, "OPENAI_API_KEY", "openAIResponses");
+  const options = { ...input, apiKey };
   return {
     info,
     stream: (request, { signal }) => streamResponses(options, info, request, signal),

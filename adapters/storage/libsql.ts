@@ -42,7 +42,7 @@ export interface LibsqlTuning {
  * other code uses the client concurrently.
  */
 export type LibsqlStoreOptions =
-  | (LibsqlTuning & { url: string; authToken?: string })
+  | (LibsqlTuning & { url: string; authToken?: string | undefined })
   | (LibsqlTuning & { client: Client });
 
 const SCHEMES = new Set(["file:", "http:", "https:", "libsql:", "ws:", "wss:"]);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ObservationDetails, ObservationType } from "../observation/events.ts";
 import type {
   NewEntry,
   SupplementalContext,
@@ -230,7 +231,7 @@ class MarkedHost implements RunHost {
     this.#host.batchStarted(batch);
   }
 
-  observe(type: string, detail: Record<string, unknown>): void {
+  observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void {
     this.#host.observe(type, detail);
   }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ObservationDetails, ObservationType } from "../observation/events.ts";
 import type { Agent } from "../config/agent.ts";
 import type {
   NewEntry,
@@ -54,7 +55,7 @@ export type NewResults = Omit<ToolResultsEntry, "seq" | "at">;
 export interface RunHost {
   readonly history: HistoryReader;
   /** The turn's supplemental context (memory only), sent after the current user input. */
-  readonly supplementalContext?: readonly SupplementalContext[];
+  readonly supplementalContext?: readonly SupplementalContext[] | undefined;
   /** Approvals and questions of the thread. */
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */
@@ -100,7 +101,7 @@ export interface RunHost {
   admitChildEvents?(): Promise<boolean>;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
-  observe(type: string, detail: Record<string, unknown>): void;
+  observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void;
   newId(prefix: string): string;
 }
 

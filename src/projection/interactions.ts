@@ -12,7 +12,7 @@ import type {
   InteractionResolution,
   StoredQuestion,
 } from "../journal/entries.ts";
-import type { Interaction } from "./view_types.ts";
+import type { Interaction, Question } from "./view_types.ts";
 
 /** One interaction as the engine tracks it. */
 export interface InteractionState {
@@ -122,25 +122,38 @@ export class Interactions {
 
 /** The host-facing shape of an interaction. */
 export function publicInteraction(state: InteractionState): Interaction {
-  const out: Interaction = {
-    id: state.id,
-    kind: state.kind,
-    status: state.resolution ? "resolved" : "pending",
-    turnId: state.turnId,
-  };
-  if (state.callId !== undefined) out.callId = state.callId;
-  if (state.toolName !== undefined) out.toolName = state.toolName;
-  // Options too: hosts own what they receive, and the state keeps its questions.
-  if (state.questions) out.questions = state.questions.map(publicQuestion);
+  const status = state.resolution ? "resolved" : "pending";
+  let out: Interaction;
+  if (state.kind === "approval") {
+    // Approvals are always opened for a call (interaction_plan.ts); "" only for a damaged entry.
+    out = {
+      id: state.id,
+      kind: "approval",
+      status,
+      turnId: state.turnId,
+      callId: state.callId ?? "",
+      toolName: state.toolName ?? "",
+    };
+  } else {
+    // Keys in the order views have always had them (callId, toolName, questions).
+    out = {
+      id: state.id,
+      kind: "input",
+      status,
+      turnId: state.turnId,
+      ...(state.callId !== undefined ? { callId: state.callId } : {}),
+      ...(state.toolName !== undefined ? { toolName: state.toolName } : {}),
+      // Options too: hosts own what they receive, and the state keeps its questions.
+      questions: (state.questions ?? []).map(publicQuestion),
+    };
+  }
   if (state.resolution) out.resolution = publicResolution(state.resolution);
   out.createdAt = state.openedAt;
   if (state.resolvedAt) out.resolvedAt = state.resolvedAt;
   return out;
 }
 
-function publicQuestion(
-  question: NonNullable<Interaction["questions"]>[number],
-): NonNullable<Interaction["questions"]>[number] {
+function publicQuestion(question: Question): Question {
   const copy = { ...question };
   if (copy.options) copy.options = copy.options.slice();
   return copy;

@@ -18,7 +18,9 @@ export type TitleStatus = "none" | "fallback" | "pending" | "ready" | "failed";
 
 /** The title fields of a view or a list line. */
 export interface TitleState {
+  /** The title, when there is one. */
   title?: string;
+  /** Where the title stands. */
   titleStatus: TitleStatus;
   /** Grows with every host title and every generation claim; order title updates by it. */
   titleGeneration: number;

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { ThreadItem } from "./view_types.ts";
+import type { ToolCallView, ToolItem } from "./view_types.ts";
 
 /** A tool item's `tool` field. */
-export type ToolView = NonNullable<ThreadItem["tool"]>;
+export type ToolView = ToolCallView;
 
 /**
  * `{ ...tool, status, output, artifactId?, endedAt }`, the tool's first result.
@@ -45,8 +45,8 @@ export function endedTool(
  * later gains only `interaction` (an approval's) or a new `ordinal`, `tool`
  * (spreads keep the order): without `interaction` its keys are these, in this order.
  */
-export function withTool(item: ThreadItem, tool: ToolView): ThreadItem {
-  if (item.interaction !== undefined || item.kind !== "tool") return { ...item, tool };
+export function withTool(item: ToolItem, tool: ToolView): ToolItem {
+  if (item.interaction !== undefined) return { ...item, tool };
   const { id, ordinal, kind, turnId, runId, createdAt } = item;
   return { id, ordinal, kind, turnId, runId, createdAt, tool };
 }

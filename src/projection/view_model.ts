@@ -157,8 +157,8 @@ export class ViewModel {
     }
     const item = this.items.at(index)!;
     // A stopped stream's delta after its step was settled (by a cancel) must not append.
-    if (!item.live) return;
-    this.items.set(index, { ...item, text: (item.text ?? "") + delta });
+    if (!item.live || (item.kind !== "thinking" && item.kind !== "assistant")) return;
+    this.items.set(index, { ...item, text: item.text + delta });
     const live = this.#liveBytes ??= new Map();
     const offset = live.get(id) ?? 0;
     live.set(id, offset + utf8Length(delta));
@@ -289,7 +289,8 @@ export class ViewModel {
       const index = id === undefined ? undefined : this.#itemIndex.get(id);
       if (index === undefined) continue; // feedback for a rejected call
       const item = this.items.at(index)!;
-      const tool = endedTool(item.tool!, result.status, result.output, result.artifactId, entry.at);
+      if (item.kind !== "tool") continue;
+      const tool = endedTool(item.tool, result.status, result.output, result.artifactId, entry.at);
       if (result.structured !== undefined) {
         tool.structured = decodeStructured(result.structured, result.structuredTypes);
       }
@@ -328,6 +329,7 @@ export class ViewModel {
         turnId: state.turnId,
         runId: state.runId,
         createdAt: state.openedAt,
+        interaction: publicInteraction(state),
       }, seq);
     }
     this.#showInteraction(interactionId);
@@ -372,7 +374,13 @@ export class ViewModel {
     const id = this.#interactionItems?.get(interactionId);
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (!state || index === undefined) return;
-    const updated: ThreadItem = { ...this.items.at(index)!, interaction: publicInteraction(state) };
+    const item = this.items.at(index)!;
+    const interaction = publicInteraction(state);
+    let updated: ThreadItem;
+    if (item.kind === "interaction") updated = { ...item, interaction };
+    else if (item.kind === "tool" && interaction.kind === "approval") {
+      updated = { ...item, interaction };
+    } else return;
     this.items.set(index, updated);
     this.#emit(() => ({ op: "replace", item: updated }));
   }
@@ -390,8 +398,9 @@ export class ViewModel {
     const index = id === undefined ? undefined : this.#itemIndex.get(id);
     if (index === undefined) return;
     const item = this.items.at(index)!;
-    const updated: ThreadItem = { ...item, tool: { ...item.tool!, status } };
-    if (startedAt !== undefined) updated.tool!.startedAt ??= startedAt;
+    if (item.kind !== "tool") return;
+    const updated: ThreadItem = { ...item, tool: { ...item.tool, status } };
+    if (startedAt !== undefined) updated.tool.startedAt ??= startedAt;
     this.items.set(index, updated);
     this.#emit(() => ({ op: "replace", item: updated }));
   }

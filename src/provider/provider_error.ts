@@ -65,6 +65,8 @@ export class ProviderError extends Error {
   readonly body?: string;
 
   /**
+   * Makes a provider failure; gateways throw these.
+   *
    * @param message what went wrong, for people
    * @param init status, retry advice and diagnostics
    */

@@ -42,6 +42,7 @@ export interface CompactResult {
    * recorded no operation id.
    */
   compaction?: CompactionRecord;
+  /** The thread's view after the command. */
   view: ThreadView;
 }
 

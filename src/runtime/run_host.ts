@@ -19,7 +19,11 @@ import type {
 } from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
 import type { KvKey } from "../spi/kv_store.ts";
-import type { ObservationEvent } from "../observation/events.ts";
+import type {
+  ObservationDetails,
+  ObservationEvent,
+  ObservationType,
+} from "../observation/events.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
@@ -257,14 +261,16 @@ export class ThreadRunHost implements RunHost {
     });
   }
 
-  observe(type: string, detail: Record<string, unknown>): void {
+  observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void {
     // Events are built only when someone listens: this runs several times per step.
     if (!this.observing) return;
     const { turnId, runId } = this.#run;
     const at = nowIso();
     const run = this.#run;
     const shown = run.holdsSecrets ? redactStrings(detail, (text) => run.redact(text)) : detail;
-    this.#deps.observe({ type, threadId: this.#actor.threadId, turnId, runId, at, ...shown });
+    // `shown` is `detail` with strings redacted: the same fields, so the same event type.
+    const event = { type, threadId: this.#actor.threadId, turnId, runId, at, ...shown };
+    this.#deps.observe(event as ObservationEvent);
   }
 
   newId(prefix: string): string {

@@ -80,8 +80,14 @@ export function observeStopped(
   for (const entry of entries ?? []) {
     if (entry.kind !== "compaction" || !entry.interrupted) continue;
     const at = nowIso();
-    const event: ObservationEvent = { type: "compaction", threadId, turnId: entry.turnId, at };
+    const event: ObservationEvent = {
+      type: "compaction",
+      threadId,
+      turnId: entry.turnId,
+      at,
+      ...recordOf(entry),
+    };
     if (entry.runId !== undefined) event.runId = entry.runId;
-    observe({ ...event, ...recordOf(entry) });
+    observe(event);
   }
 }

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { ThreadUpdate, TurnSummary, ViewOp } from "../projection/view_types.ts";
+import type { ThreadUpdate, ViewOp } from "../projection/view_types.ts";
 import { copyItem, copyTurnSummary } from "../projection/item_copy.ts";
 
 /**
@@ -34,14 +34,10 @@ function ownOp(op: ViewOp): ViewOp {
     case "replace":
       return { op: op.op, item: copyItem(op.item) };
     case "component":
-      return {
-        op: "component",
-        name: op.name,
-        // Turns are copied as views copy them; the other components are small plain values.
-        value: op.name === "turns"
-          ? (op.value as TurnSummary[]).map(copyTurnSummary)
-          : structuredClone(op.value),
-      };
+      // Turns are copied as views copy them; the other components are small plain values.
+      return op.name === "turns"
+        ? { op: "component", name: "turns", value: op.value.map(copyTurnSummary) }
+        : { ...op, value: structuredClone(op.value) } as ViewOp;
     default:
       return { ...op };
   }

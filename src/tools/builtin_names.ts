@@ -6,8 +6,11 @@
  */
 /** One entry of the durable todo list (`todo_write`), shown in `view.todos`. */
 export interface Todo {
+  /** Stable id within the list. */
   id: string;
+  /** What to do. */
   text: string;
+  /** Where it stands. */
   status: "pending" | "in_progress" | "done";
 }
 

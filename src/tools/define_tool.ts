@@ -155,6 +155,15 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     );
   }
   delete inputJsonSchema.$schema;
+  // Providers take an object of arguments: a tool's input is an object schema.
+  if (inputJsonSchema.type !== "object") {
+    throw new FloretError(
+      "invalid_input",
+      `Tool ${spec.name} input must be an object schema (z.object({ ... })), not ${
+        String(inputJsonSchema.type ?? "a union or other non-object schema")
+      }`,
+    );
+  }
   const permission = spec.permission ?? "allow";
   const definition: ToolDefinition<z.infer<S>> = Object.freeze({
     name: spec.name,

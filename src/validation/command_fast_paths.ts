@@ -24,7 +24,8 @@ import { isWellFormed } from "./parse_input.ts";
  */
 export function fastCreate(input: unknown): CreateCommand | undefined {
   // A `title` key, even one holding `undefined`, is kept by the schema: its case.
-  if (!isPlainObject(input) || "title" in input) return undefined;
+  // Any other key (a `title`, even one holding `undefined`, or an unknown one) is the schema's case.
+  if (!isPlainObject(input) || !onlyKeys(input, CREATE_KEYS)) return undefined;
   const requestKey = input.requestKey;
   return isPlainKey(requestKey) ? { requestKey } : undefined;
 }
@@ -37,19 +38,29 @@ export function fastCreate(input: unknown): CreateCommand | undefined {
  * @returns the parsed command, or `undefined` to leave the input to the schema
  */
 export function fastSend(input: unknown): SendCommand | undefined {
-  if (!isPlainObject(input) || "supplementalContext" in input) return undefined;
+  if (!isPlainObject(input) || !onlyKeys(input, SEND_KEYS)) return undefined;
   const threadId = input.threadId;
   const requestKey = input.requestKey;
   const user = input.input;
   if (typeof threadId !== "string" || !isWellFormed(threadId) || !isPlainKey(requestKey)) {
     return undefined;
   }
-  if (!isPlainObject(user) || "attachments" in user) return undefined;
+  if (!isPlainObject(user) || !onlyKeys(user, INPUT_KEYS)) return undefined;
   const text = user.text;
   if (typeof text !== "string" || text.length > MAX_INPUT_TEXT_LENGTH || text.trim() === "") {
     return undefined;
   }
   return { threadId, requestKey, input: { text } };
+}
+
+const CREATE_KEYS = ["requestKey"];
+const SEND_KEYS = ["threadId", "requestKey", "input"];
+const INPUT_KEYS = ["text"];
+
+/** Whether every own key of `value` is one of `keys` (unknown keys are refused by the schema). */
+function onlyKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  for (const key in value) if (!keys.includes(key)) return false;
+  return true;
 }
 
 /** An object literal's kind of object (the schema takes others too; they go to it). */

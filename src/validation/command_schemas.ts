@@ -44,7 +44,7 @@ export interface UserInputInput {
 export const MAX_INPUT_TEXT_LENGTH = 1_000_000;
 
 /** A user's input: text, images, or both. */
-export const userInputSchema: z.ZodType<UserInputInput> = z.object({
+export const userInputSchema: z.ZodType<UserInputInput> = z.strictObject({
   text: z.string().max(MAX_INPUT_TEXT_LENGTH),
   attachments: z.array(imageAttachmentSchema).max(32).optional(),
 }).refine((input) => input.text.trim() !== "" || (input.attachments?.length ?? 0) > 0, {
@@ -143,49 +143,51 @@ const threadKey = { threadId: threadIdSchema, requestKey: requestKeySchema };
 
 /** Schemas of every command. */
 export const commandSchemas: CommandSchemas = {
-  create: z.object({
+  create: z.strictObject({
     requestKey: requestKeySchema,
     title: z.string().max(500).refine(isWellFormed, "Title has a lone surrogate").optional(),
   }),
-  send: z.object({
+  send: z.strictObject({
     ...threadKey,
     input: userInputSchema,
     supplementalContext: z.array(
-      z.object({ title: z.string().max(500), text: z.string().max(200_000) }),
+      z.strictObject({ title: z.string().max(500), text: z.string().max(200_000) }),
     ).max(16).optional(),
   }),
-  respond: z.object({
+  respond: z.strictObject({
     ...threadKey,
     interactionId: engineId,
     decision: z.enum(["approve", "deny"]).optional(),
-    answers: z.array(z.object({ questionId: z.string(), value: z.string() }).strict()).max(100)
+    answers: z.array(z.strictObject({ questionId: z.string(), value: z.string() }).strict()).max(
+      100,
+    )
       .optional(),
   }),
-  cancel: z.object({
+  cancel: z.strictObject({
     ...threadKey,
     mode: z.enum(["immediate", "graceful"]).optional(),
     includeDescendants: z.boolean().optional(),
   }),
-  steer: z.object({
+  steer: z.strictObject({
     ...threadKey,
     text: z.string().trim().min(1).max(1_000_000).refine(isWellFormed, "Text has a lone surrogate"),
   }),
-  editQueued: z.object({
+  editQueued: z.strictObject({
     ...threadKey,
     queueId: engineId,
     text: z.string().max(1_000_000).refine((text) => text.trim() !== "", "Text is empty")
       .refine(isWellFormed, "Text has a lone surrogate"),
     expectedText: z.string(),
   }),
-  retry: z.object({ ...threadKey, turnId: engineId.optional() }),
-  fork: z.object({ ...threadKey, atItemId: engineId.optional() }),
-  delete: z.object(threadKey),
-  setTitle: z.object({
+  retry: z.strictObject({ ...threadKey, turnId: engineId.optional() }),
+  fork: z.strictObject({ ...threadKey, atItemId: engineId.optional() }),
+  delete: z.strictObject(threadKey),
+  setTitle: z.strictObject({
     ...threadKey,
     title: z.string().trim().min(1).max(500).refine(isWellFormed, "Title has a lone surrogate"),
   }),
-  queueItem: z.object({ ...threadKey, queueId: engineId }),
-  compact: z.object(threadKey),
+  queueItem: z.strictObject({ ...threadKey, queueId: engineId }),
+  compact: z.strictObject(threadKey),
 };
 
 /** `list` options. */
@@ -230,16 +232,16 @@ export interface QuerySchemas {
 
 /** Schemas of query options. */
 export const querySchemas: QuerySchemas = {
-  list: z.object({
+  list: z.strictObject({
     limit: pageLimit.optional(),
     cursor: z.string().max(512).optional(),
     parentThreadId: z.unknown().optional(),
   }).optional(),
-  history: z.object({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
-  waitForIdle: z.object({
+  history: z.strictObject({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
+  waitForIdle: z.strictObject({
     signal: signalSchema.optional(),
     // NaN, Infinity, strings and negatives would wait forever or not at all.
     timeoutMs: z.number().finite().min(0).optional(),
   }).optional(),
-  signalOnly: z.object({ signal: signalSchema.optional() }).optional(),
+  signalOnly: z.strictObject({ signal: signalSchema.optional() }).optional(),
 };

@@ -15,13 +15,26 @@ const fn = (what: string) =>
     message: `${what} must be a function`,
   });
 
-/** A zod schema from any copy of zod 4 (duck-typed: the host may bundle its own). */
+/**
+ * A zod schema from any copy of zod 4 (duck-typed by its `_zod` internals, not
+ * `instanceof`: the host may have its own copy of zod 4). A zod 3 schema has
+ * `_def` and no `_zod`; it is named in the message.
+ */
 const zodSchema = z.custom<z.ZodType>(
   (value) =>
     typeof value === "object" && value !== null &&
     typeof (value as { safeParse?: unknown }).safeParse === "function" &&
     "_zod" in value,
-  { message: "input must be a zod schema" },
+  {
+    error: (issue) => {
+      const value = issue.input as { _def?: unknown; safeParse?: unknown } | null | undefined;
+      const zod3 = typeof value === "object" && value !== null && "_def" in value &&
+        typeof value.safeParse === "function";
+      return zod3
+        ? 'input is a zod 3 schema: tools take a zod 4 schema (zod ^4, e.g. import { z } from "zod")'
+        : "input must be a zod 4 schema (an object schema, e.g. z.object({ ... }) from zod ^4)";
+    },
+  },
 );
 
 /** What `defineTool` checks in its specification (the handler's types come from the tool). */

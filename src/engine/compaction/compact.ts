@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ObservationDetails, ObservationType } from "../../observation/events.ts";
 import type { Agent } from "../../config/agent.ts";
 import type { ContextBudget } from "../../context/budget.ts";
 import { checkpointText } from "../../context/checkpoint_message.ts";
@@ -47,7 +48,7 @@ export interface CompactionDeps {
    * `false` once the run lost the thread.
    */
   begin(start: NewCompactionStart): Promise<boolean>;
-  observe(type: string, detail: Record<string, unknown>): void;
+  observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void;
   newId(prefix: string): string;
 }
 
