@@ -136,6 +136,7 @@ if (!only || only.includes("core-deps")) {
   results.push({ name: "core-deps", code: extra.length || info.code !== 0 ? 1 : 0 });
 }
 await step("tsc", bin("tsc"), ["-p", "tsconfig.json"]);
+await step("docs", "node", ["scripts/check_docs.mjs"]);
 await step("deno-check", bin("deno"), ["check", ...entryPoints]);
 await step("lint", bin("deno"), ["lint"]);
 await step("fmt", bin("deno"), ["fmt", "--check"]);
