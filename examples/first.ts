@@ -30,6 +30,9 @@ const turn = view.turns.at(-1);
 const answer = view.items.findLast((item) => item.kind === "assistant");
 console.log(`answer: ${answer?.text ?? "(none)"}`);
 if (turn?.outcome !== "completed") {
-  console.error(`the turn did not complete: ${turn?.failure?.code ?? view.status} ${turn?.failure?.message ?? ""}`);
+  console.error(
+    `the turn failed: ${turn?.failure?.code ?? view.status}`,
+    turn?.failure?.message ?? "",
+  );
   process.exitCode = 1;
 }

@@ -18,7 +18,11 @@ function chooseGateway(): Gateway {
 
 const host = await openHost({ store: memoryStore() });
 const threads = host.threads({
-  agent: defineAgent({ id: "helper", systemPrompt: "Answer in one sentence.", gateway: chooseGateway() }),
+  agent: defineAgent({
+    id: "helper",
+    systemPrompt: "Answer in one sentence.",
+    gateway: chooseGateway(),
+  }),
 });
 const { threadId } = await threads.create({ requestKey: "real:create" });
 await threads.send({ threadId, requestKey: "real:send", input: { text: "Why is the sky blue?" } });

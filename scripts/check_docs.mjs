@@ -85,8 +85,9 @@ function main() {
       if (block.file) {
         const target = join(root, block.file);
         const actual = existsSync(target) ? readFileSync(target, "utf8") : null;
-        if (actual === null) problems.push(`${md}:${block.startLine}: ${block.file} does not exist`);
-        else if (actual.trim() !== block.code.trim()) {
+        if (actual === null) {
+          problems.push(`${md}:${block.startLine}: ${block.file} does not exist`);
+        } else if (actual.trim() !== block.code.trim()) {
           problems.push(`${md}:${block.startLine}: the block differs from ${block.file}`);
         }
       }
