@@ -24,6 +24,7 @@ const NAMES = [
   "neutral-core",
   "core-deps",
   "tsc",
+  "docs",
   "deno-check",
   "lint",
   "fmt",
@@ -185,6 +186,11 @@ const steps = [
     name: "tsc",
     what: "TypeScript type-checks sources, tests, examples, bench and scripts",
     run: () => exec("tsc", bin("tsc"), ["-p", "tsconfig.json"]),
+  },
+  {
+    name: "docs",
+    what: "every TypeScript block of README.md and docs/ compiles",
+    run: () => exec("docs", "node", ["scripts/check_docs.mjs"]),
   },
   {
     name: "publish",
