@@ -4,8 +4,9 @@
  * (which makes a replay the committed turn) and then from live batches, until
  * the turn has an outcome or waits for the user; then `finish` and `[DONE]`.
  * A wait ends the stream the way the AI SDK expects: `tool-approval-request`
- * for each approval (so `useChat` shows the call as approval-requested) and a
- * `data-ask-user` part for each question set (answered through `respond`).
+ * for each approval (so `useChat` shows the call as approval-requested) and an
+ * `ask_user` tool call, its input the questions, for each question set (so
+ * `addToolOutput` answers it; the route turns that output into `respond`).
  *
  * @module
  */
@@ -18,6 +19,7 @@ import type {
   TurnSummary,
   ViewOp,
 } from "@floret/engine";
+import { ASK_USER } from "./chat_answers.ts";
 
 /** One chunk of the UI message stream (only the kinds Floret writes). */
 export type UiChunk =
@@ -29,19 +31,8 @@ export type UiChunk =
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
   | { type: "tool-output-denied"; toolCallId: string }
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
-  | { type: "data-ask-user"; id: string; data: AskUserData }
   | { type: "error"; errorText: string }
   | { type: "finish" };
-
-/**
- * The data of a `data-ask-user` part: the questions of a pending `input`
- * interaction. Answer with `POST /threads/:threadId/interactions/:interactionId`
- * `{answers}`; secret questions want a password field.
- */
-export interface AskUserData {
-  interactionId: string;
-  questions: NonNullable<Interaction["questions"]>;
-}
 
 /** Headers of the UI message stream. */
 export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -99,6 +90,11 @@ export class TurnChunks {
     this.#queued = queued;
   }
 
+  /** The turn followed (absent while a queued input waits for its turn). */
+  get turnId(): string | undefined {
+    return this.#turnId;
+  }
+
   /** Whether the turn has ended (its `finish` was written). */
   get finished(): boolean {
     return this.#finished;
@@ -135,6 +131,20 @@ export class TurnChunks {
     const written: UiChunk[] = [];
     for (const item of view.items) this.#item(item, written);
     for (const interaction of view.pending) this.#asked.add(interaction.id);
+  }
+
+  /**
+   * Takes these tool calls as settled on the client: the `ask_user` calls
+   * whose output the client itself sent, which the engine's result (the
+   * answers, secrets redacted) must not overwrite.
+   *
+   * @param callIds the tool call ids
+   */
+  answered(callIds: string[]): void {
+    for (const id of callIds) {
+      this.#toolsStarted.add(id);
+      this.#toolsDone.add(id);
+    }
   }
 
   /**
@@ -183,10 +193,15 @@ export class TurnChunks {
           toolCallId: interaction.callId,
         });
       } else if (interaction.kind === "input") {
+        // The question set as the call of a client-side tool: `addToolOutput`
+        // answers it. A question with no call of its own goes by its interaction id.
+        const toolCallId = interaction.callId ?? interaction.id;
+        this.#toolsStarted.add(toolCallId);
         out.push({
-          type: "data-ask-user",
-          id: interaction.id,
-          data: { interactionId: interaction.id, questions: interaction.questions ?? [] },
+          type: "tool-input-available",
+          toolCallId,
+          toolName: ASK_USER,
+          input: { questions: interaction.questions ?? [] },
         });
       }
     }
@@ -269,6 +284,9 @@ export class TurnChunks {
   #toolItem(item: ThreadItem, out: UiChunk[]): void {
     const tool = item.tool;
     if (!tool) return;
+    // An open question is shown when the thread waits on it, with the
+    // questions as the engine checked them (`#waitReached`).
+    if (tool.name === ASK_USER && !SETTLED.has(tool.status)) return;
     if (!this.#toolsStarted.has(tool.callId)) {
       this.#toolsStarted.add(tool.callId);
       out.push({
@@ -343,6 +361,15 @@ export class TurnChunks {
     }
   }
 }
+
+/** Tool statuses after which a call changes no more. */
+const SETTLED: ReadonlySet<string> = new Set([
+  "completed",
+  "denied",
+  "error",
+  "cancelled",
+  "unknown",
+]);
 
 function parseArguments(text: string): unknown {
   try {
