@@ -24,6 +24,7 @@ import { ASK_USER } from "./chat_answers.ts";
 /** One chunk of the UI message stream (only the kinds Floret writes). */
 export type UiChunk =
   | { type: "start"; messageId?: string }
+  | { type: "start-step" }
   | { type: "text-start" | "text-end" | "reasoning-start" | "reasoning-end"; id: string }
   | { type: "text-delta" | "reasoning-delta"; id: string; delta: string }
   | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown }
@@ -76,6 +77,8 @@ export class TurnChunks {
   #pending: Interaction[] = [];
   /** Interactions already asked for on this stream. */
   readonly #asked = new Set<string>();
+  /** A tool result was written since the last model output (see `#stepBoundary`). */
+  #afterTool = false;
 
   /**
    * @param turnId the turn to follow; absent when the input was queued
@@ -145,6 +148,7 @@ export class TurnChunks {
       this.#toolsStarted.add(id);
       this.#toolsDone.add(id);
     }
+    if (callIds.length > 0) this.#afterTool = true;
   }
 
   /**
@@ -180,6 +184,7 @@ export class TurnChunks {
       if (interaction.kind === "approval" && interaction.callId !== undefined) {
         if (!this.#toolsStarted.has(interaction.callId)) {
           this.#toolsStarted.add(interaction.callId);
+          this.#stepBoundary(out);
           out.push({
             type: "tool-input-available",
             toolCallId: interaction.callId,
@@ -197,6 +202,7 @@ export class TurnChunks {
         // answers it. A question with no call of its own goes by its interaction id.
         const toolCallId = interaction.callId ?? interaction.id;
         this.#toolsStarted.add(toolCallId);
+        this.#stepBoundary(out);
         out.push({
           type: "tool-input-available",
           toolCallId,
@@ -267,6 +273,7 @@ export class TurnChunks {
       part = { written: 0, ended: false };
       this.#parts.set(item.id, part);
       this.#kinds.set(item.id, kind);
+      this.#stepBoundary(out);
       out.push({ type: `${kind}-start`, id: item.id });
     }
     if (part.ended) return;
@@ -289,6 +296,7 @@ export class TurnChunks {
     if (tool.name === ASK_USER && !SETTLED.has(tool.status)) return;
     if (!this.#toolsStarted.has(tool.callId)) {
       this.#toolsStarted.add(tool.callId);
+      this.#stepBoundary(out);
       out.push({
         type: "tool-input-available",
         toolCallId: tool.callId,
@@ -299,13 +307,16 @@ export class TurnChunks {
     if (this.#toolsDone.has(tool.callId)) return;
     if (tool.status === "completed") {
       this.#toolsDone.add(tool.callId);
+      this.#afterTool = true;
       out.push({ type: "tool-output-available", toolCallId: tool.callId, output: tool.output });
     } else if (tool.status === "denied") {
       // The AI SDK's own end of a call the user refused.
       this.#toolsDone.add(tool.callId);
+      this.#afterTool = true;
       out.push({ type: "tool-output-denied", toolCallId: tool.callId });
     } else if (["error", "cancelled", "unknown"].includes(tool.status)) {
       this.#toolsDone.add(tool.callId);
+      this.#afterTool = true;
       out.push({
         type: "tool-output-error",
         toolCallId: tool.callId,
@@ -324,6 +335,19 @@ export class TurnChunks {
     }
     this.#finished = true;
     out.push({ type: "finish" });
+  }
+
+  /**
+   * Model output that follows a tool result belongs to the model's next step:
+   * a `start-step` marks it, as the AI SDK's own streams do. Without it,
+   * `lastAssistantMessageIsCompleteWithToolCalls` would find the turn's final
+   * text in the step of its tool calls, take the message as waiting for
+   * client tools, and post it again, forever.
+   */
+  #stepBoundary(out: UiChunk[]): void {
+    if (!this.#afterTool) return;
+    this.#afterTool = false;
+    out.push({ type: "start-step" });
   }
 
   /** Ends every text and reasoning part still open. */
