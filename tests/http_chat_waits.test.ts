@@ -1,5 +1,5 @@
 // The chat route at a wait: an approval ends the stream with the AI SDK's
-// `tool-approval-request`, a question with a `data-ask-user` part; a
+// `tool-approval-request`, a question with an `ask_user` tool call; a
 // continuation carrying `useChat`'s approval response answers it and streams
 // the rest of the turn.
 import { describe, test } from "node:test";
