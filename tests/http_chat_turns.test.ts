@@ -109,6 +109,32 @@ describe("chat route: resume (GET /threads/:threadId/chat/:chatId/stream)", () =
     await e.host.shutdown();
   });
 
+  test("a turn waiting for an answer resumes as what it has, ending with its question", async () => {
+    const e = await apiEngine([
+      {
+        text: "One question.",
+        toolCalls: [{
+          name: "ask_user",
+          arguments: { questions: [{ id: "q", prompt: "Sure?" }] },
+        }],
+      },
+    ]);
+    await uiChunksOf(
+      await e.call("POST", `/threads/${e.threadId}/chat`, { body: submit(user("u-1", "go")) }),
+    );
+    const chunks = await uiChunksOf(await e.call("GET", `/threads/${e.threadId}/chat/c/stream`));
+    assert.equal(textOf(chunks), "One question.");
+    const [pending] = (await e.threads.view(e.threadId)).pending;
+    assert.deepEqual(chunks.at(-3), {
+      type: "tool-input-available",
+      toolCallId: pending.callId,
+      toolName: "ask_user",
+      input: { questions: pending.questions },
+    });
+    assert.deepEqual(typesOf(chunks).slice(-2), ["finish", "[DONE]"]);
+    await e.host.shutdown();
+  });
+
   test("after a host restart the turn is settled: 204; an unknown thread is 404", async () => {
     const store = memoryStore();
     const first = await openOn(store, [{ hang: true, text: "Partial" }]);
