@@ -231,8 +231,24 @@ describe("chat route: waits", () => {
           output,
         }],
       });
-    for (const output of [{ color: "green" }, "red", { answers: [{ questionId: "color" }] }, {}]) {
-      const chunks = await uiChunksOf(await chat(answered(output)));
+    const outputs = [{ color: "green" }, "red", { answers: [{ questionId: "color" }] }, {}];
+    const refusals = [
+      ...outputs.map(answered),
+      // addToolOutput({ state: "output-error", errorText }) gives no answers at all.
+      submit(user("u-1", "pick"), {
+        id: "a-1",
+        role: "assistant",
+        parts: [{
+          type: "tool-ask_user",
+          toolCallId: pending.callId,
+          state: "output-error",
+          input: { questions: pending.questions },
+          errorText: "the user closed the form",
+        }],
+      }),
+    ];
+    for (const body of refusals) {
+      const chunks = await uiChunksOf(await chat(body));
       assert.deepEqual(typesOf(chunks), ["start", "error", "finish", "[DONE]"]);
       assert.match(errorOf(chunks)!, /^invalid_input: /);
       assert.equal((await e.threads.view(e.threadId)).status, "waiting");

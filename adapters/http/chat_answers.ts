@@ -25,14 +25,16 @@ const answeredPart = z.looseObject({
   type: z.string(),
   toolName: z.string().optional(),
   toolCallId: z.string().min(1).max(256),
-  state: z.literal("output-available"),
-  output: z.unknown(),
+  // `output-error` (`addToolOutput({ state: "output-error" })`) carries no
+  // answers: it is refused as one, rather than read as no continuation at all.
+  state: z.enum(["output-available", "output-error"]),
+  output: z.unknown().optional(),
 });
 
 /**
  * The `ask_user` parts of the request's last message, when it is the
  * assistant's, that carry an output (static `tool-ask_user` parts, or dynamic
- * ones named `ask_user`).
+ * ones named `ask_user`), an error output included (it has no answers).
  *
  * @param body the parsed body
  * @returns the outputs, in part order; empty for an ordinary new message
