@@ -11,8 +11,16 @@
 //   npm test -- tests/foo.test.ts         these files under the three runtimes only
 //   FLORET_TEST_ONLY=tsc,node npm test    only the named steps
 //   FLORET_TEST_JOBS=1 npm test           one step at a time
-import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { availableParallelism } from "node:os";
 import { bunReport, denoReport, firstLines, nodeReport } from "./test_reports.mjs";
@@ -50,11 +58,29 @@ const jobs = Math.max(1, Number(process.env.FLORET_TEST_JOBS) || NAMES.length);
 function listFiles(dir, predicate) {
   const out = [];
   for (const name of readdirSync(dir)) {
+    if (name === "node_modules") continue; // tests/ai_sdk's own packages ship tests of their own
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...listFiles(path, predicate));
     else if (predicate(path)) out.push(path);
   }
   return out.sort();
+}
+
+// The real AI SDK client (ai@7 wants Node >= 22) has a package of its own, so the
+// root install stays free of EBADENGINE on Node 20: tests/ai_sdk/chat.ts says more.
+if (
+  (!only || RUNTIMES.some((name) => only.includes(name))) &&
+  !existsSync("tests/ai_sdk/node_modules/ai/package.json")
+) {
+  const install = spawnSync("npm", [
+    "ci",
+    "--prefix",
+    "tests/ai_sdk",
+    "--loglevel=error",
+    "--no-audit",
+    "--no-fund",
+  ], { stdio: "inherit" });
+  if (install.status !== 0) console.log("tests/ai_sdk: npm ci failed; the AI SDK client tests will fail");
 }
 
 const testFiles = chosenFiles.length

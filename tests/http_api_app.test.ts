@@ -28,6 +28,7 @@ const ACTIONS: Record<string, string> = {
   "GET /threads/:threadId/idle": "waitForIdle",
   "GET /threads/:threadId/events": "subscribe",
   "POST /threads/:threadId/chat": "chat",
+  "GET /threads/:threadId/chat/:chatId/stream": "chat",
 };
 
 /** With `turnControl: true`, beyond http.md's table: both put the user's text into the thread. */

@@ -1,5 +1,5 @@
 // The chat route at a wait: an approval ends the stream with the AI SDK's
-// `tool-approval-request`, a question with a `data-ask-user` part; a
+// `tool-approval-request`, a question with an `ask_user` tool call; a
 // continuation carrying `useChat`'s approval response answers it and streams
 // the rest of the turn.
 import { describe, test } from "node:test";
@@ -108,7 +108,7 @@ describe("chat route at a wait", () => {
     await e.host.shutdown();
   });
 
-  test("a question ends the stream with a data-ask-user part naming the interaction and its questions", async () => {
+  test("a question ends the stream with an ask_user tool call whose input is the questions; its tool output answers it", async () => {
     const e = await apiEngine([
       askUser([
         { id: "color", prompt: "Colour?", options: ["red", "blue"] },
@@ -116,29 +116,50 @@ describe("chat route at a wait", () => {
       ]),
       { text: "Thanks." },
     ]);
+    const chat = (body: unknown) => e.call("POST", `/threads/${e.threadId}/chat`, { body });
     const chunks = await uiChunksOf(
-      await e.call("POST", `/threads/${e.threadId}/chat`, {
-        body: { id: "chat-1", trigger: "submit-message", messages: [userMessage] },
-      }),
+      await chat({ id: "chat-1", trigger: "submit-message", messages: [userMessage] }),
     );
     const [pending] = (await e.threads.view(e.threadId)).pending;
     assert.equal(pending.kind, "input");
-    assert.deepEqual(typesOf(chunks).slice(-3), ["data-ask-user", "finish", "[DONE]"]);
-    assert.deepEqual(find(chunks, "data-ask-user"), {
-      type: "data-ask-user",
-      id: pending.id,
-      data: { interactionId: pending.id, questions: pending.questions },
+    assert.ok(pending.callId);
+    assert.deepEqual(typesOf(chunks).slice(-3), ["tool-input-available", "finish", "[DONE]"]);
+    assert.deepEqual(chunks.at(-3), {
+      type: "tool-input-available",
+      toolCallId: pending.callId,
+      toolName: "ask_user",
+      input: { questions: pending.questions },
     });
-    // Answered through the respond route, the thread goes on.
-    const answered = await e.call("POST", `/threads/${e.threadId}/interactions/${pending.id}`, {
-      key: "answer",
-      body: {
-        answers: [{ questionId: "color", value: "red" }, { questionId: "pw", value: "s3cret" }],
-      },
+    assert.equal(typesOf(chunks).filter((t) => t === "tool-input-available").length, 1);
+    // What `addToolOutput` leaves on the part, posted by `useChat`.
+    const answered = (output: unknown) => ({
+      id: "chat-1",
+      trigger: "submit-message",
+      messages: [userMessage, {
+        id: "a-1",
+        role: "assistant",
+        parts: [{
+          type: "tool-ask_user",
+          toolCallId: pending.callId,
+          state: "output-available",
+          input: { questions: pending.questions },
+          output,
+        }],
+      }],
     });
-    assert.equal(answered.status, 200);
-    const idle = await (await e.call("GET", `/threads/${e.threadId}/idle?timeoutMs=5000`)).json();
-    assert.equal((idle as { status: string }).status, "idle");
+    const rest = await uiChunksOf(await chat(answered({ color: "red", pw: "s3cret" })));
+    const text = rest.filter((c) => c !== "[DONE]" && c.type === "text-delta")
+      .map((c) => (c as Chunk).delta).join("");
+    assert.equal(text, "Thanks.");
+    assert.ok(!typesOf(rest).includes("tool-output-available"), "the client has the output");
+    assert.ok(!JSON.stringify(rest).includes("s3cret"));
+    const done = await e.threads.view(e.threadId);
+    assert.equal(done.status, "idle");
+    assert.deepEqual(done.turns.map((t) => t.outcome), ["completed"]);
+    // The secret answer reached the model, and was never kept in the view.
+    const sent = JSON.stringify(e.gateway.requests.at(-1)!.messages);
+    assert.ok(sent.includes("s3cret"));
+    assert.ok(!JSON.stringify(done).includes("s3cret"));
     await e.host.shutdown();
   });
 });

@@ -18,11 +18,38 @@ const message = z.looseObject({
 /** The fields of a chat request that Floret reads. */
 export const chatBodySchema: z.ZodType<ChatBody> = z.looseObject({
   messages: z.array(message).min(1),
+  trigger: z.string().optional(),
+  messageId: z.string().optional(),
 });
 
 /** A chat request as Floret reads it. */
 export interface ChatBody {
   messages: { id: string; role: string; parts: { type: string; text?: string }[] }[];
+  /** `"submit-message"` (the default) or `"regenerate-message"`. */
+  trigger?: string;
+  /** With `regenerate-message`: the id of the assistant message to regenerate. */
+  messageId?: string;
+}
+
+/**
+ * The request key of a `regenerate-message` request: the `Idempotency-Key`,
+ * else `regenerate:<messageId>` (the message regenerated, else the last
+ * message), so posting the same regenerate again replays its turn.
+ *
+ * @param body the parsed body
+ * @param headerKey the trimmed `Idempotency-Key`, if sent
+ * @returns the key, or `undefined` when the request is no regenerate
+ * @throws {RequestRefused} `invalid_input` when the key would be empty or too long
+ */
+export function regenerateKey(body: ChatBody, headerKey: string | undefined): string | undefined {
+  if (body.trigger !== "regenerate-message") return undefined;
+  if (headerKey !== undefined) return headerKey;
+  const messageId = (body.messageId ?? body.messages.at(-1)?.id ?? "").trim();
+  const key = `regenerate:${messageId}`;
+  if (messageId === "" || key.length > 256) {
+    throw new RequestRefused("invalid_input", "the message id must hold 1 to 245 characters");
+  }
+  return key;
 }
 
 const approvalPart = z.looseObject({

@@ -1,126 +1,106 @@
 /**
- * `POST /threads/:threadId/chat`: sends the chat request's user text and
- * answers with the turn as an AI SDK UI message stream, so `useChat` drives a
- * durable thread. Posting the same message id again replays: the send is a
- * replay of the same request key, and the committed turn is read from the view.
- * A request whose last message is the assistant's, carrying approval
- * responses, answers those approvals and streams the rest of their turn.
+ * `POST /threads/:threadId/chat`: the AI SDK's `DefaultChatTransport` request,
+ * answered with one turn as a UI message stream, so `useChat` drives a durable
+ * thread. What the request does depends on its body:
+ *
+ * - `trigger: "regenerate-message"` retries the thread's latest turn (a
+ *   completed one regenerates) under the `Idempotency-Key`, else
+ *   `regenerate:<messageId>`; the stream is the new turn.
+ * - A last message from the assistant carrying approval responses or
+ *   `ask_user` outputs answers them (`respond`) and streams the rest of the
+ *   turn (`chat_continue.ts`).
+ * - Otherwise the last user message is sent. While the thread waits for an
+ *   approval or an answer, a new message is refused with an error chunk
+ *   naming `thread_waiting` (the chat would otherwise sit in `submitted`).
+ *   Posting the same message id again replays the committed turn.
+ *
+ * The turn runs on when the client goes away, unless the app was built with
+ * `chat: { cancelOnDisconnect: true }`.
  *
  * @module
  */
-import { FloretError, type ThreadService, type ThreadView } from "@floret/engine";
-import { type ChatApproval, chatApprovals, type ChatBody, chatInput } from "./chat_request.ts";
-import { TurnChunks, UI_STREAM_HEADERS, type UiChunk, uiChunkBytes } from "./chat_stream.ts";
-import { pulledStream } from "./sse_events.ts";
+import type { ThreadService, ThreadView } from "@floret/engine";
+import { chatToolAnswers } from "./chat_answers.ts";
+import { ChatRefusal, continueTurn } from "./chat_continue.ts";
+import { chatApprovals, type ChatBody, chatInput, regenerateKey } from "./chat_request.ts";
+import { TurnChunks } from "./chat_stream.ts";
+import type { ChatRouteOptions } from "./chat_turn_stream.ts";
+import { chatErrorResponse, disconnectHook, turnStreamResponse } from "./chat_turn_stream.ts";
+
+/** What the chat route gets from the request. */
+export interface ChatRequest {
+  body: ChatBody;
+  /** The trimmed `Idempotency-Key`, if sent. */
+  headerKey: string | undefined;
+  signal: AbortSignal;
+  pingMs: number;
+  chat: ChatRouteOptions;
+}
 
 /**
- * Sends and streams one chat turn.
+ * Answers one chat request.
  *
  * @param service the thread service
  * @param threadId the thread
- * @param request the parsed body, the `Idempotency-Key` (if any), the request's
- *   signal and the keep-alive interval
+ * @param request the parsed body, key, signal, ping interval and chat options
  * @returns the UI message stream response
  */
 export async function chatResponse(
   service: ThreadService,
   threadId: string,
-  request: { body: ChatBody; headerKey: string | undefined; signal: AbortSignal; pingMs: number },
+  request: ChatRequest,
 ): Promise<Response> {
-  const { text, requestKey } = chatInput(request.body, request.headerKey);
-  const approvals = chatApprovals(request.body);
-  // Subscribe before sending, so no update of the new turn is missed.
-  const stop = new AbortController();
-  const updates = service.subscribe(threadId, { signal: stop.signal })[Symbol.asyncIterator]();
-  let view: ThreadView;
-  let chunks: TurnChunks;
-  try {
-    if (approvals.length > 0) {
-      chunks = await answerApprovals(service, threadId, approvals, request.headerKey);
-    } else {
-      const sent = await service.send({ threadId, requestKey, input: { text } });
-      const knownTurns = new Set(sent.view.turns.map((turn) => turn.turnId));
-      chunks = new TurnChunks(
-        sent.turnId,
-        sent.queued ? { requestKey, text, knownTurns } : undefined,
-      );
-    }
-    // Read again: a replay's turn may have ended since it was admitted.
-    view = await service.view(threadId);
-  } catch (error) {
-    stop.abort();
-    await updates.return?.();
-    throw error;
-  }
-  const write = (list: UiChunk[], emit: (chunk: Uint8Array) => void): void => {
-    for (const chunk of list) emit(uiChunkBytes(chunk));
-    if (chunks.finished) emit(uiChunkBytes("[DONE]"));
-  };
-  const opening: Uint8Array[] = [];
-  write([{ type: "start" }, ...chunks.fromView(view)], (c) => opening.push(c));
-  if (chunks.finished) {
-    stop.abort();
-    await updates.return?.();
-    return new Response(concat(opening), { status: 200, headers: UI_STREAM_HEADERS });
-  }
-  let seen = view.viewVersion;
-  const body = pulledStream(updates, {
+  const { body, headerKey } = request;
+  const options = {
     signal: request.signal,
-    stop,
     pingMs: request.pingMs,
-    first: concat(opening),
-    onUpdate: async (update, emit) => {
-      if (update.type === "resync") {
-        const fresh = await service.view(threadId);
-        seen = fresh.viewVersion;
-        write(chunks.fromView(fresh), emit);
-      } else if (update.version > seen) {
-        write(chunks.fromUpdate(update), emit);
-      }
-      return chunks.finished ? "end" : "more";
-    },
-    onEnd: (emit) => {
-      // The thread was deleted or the host shut down before the turn ended.
-      emit(uiChunkBytes({ type: "finish" }));
-      emit(uiChunkBytes("[DONE]"));
-    },
-  });
-  return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+    onDisconnect: disconnectHook(service, threadId, request.chat),
+  };
+  const regenerate = regenerateKey(body, headerKey);
+  if (regenerate !== undefined) {
+    return await turnStreamResponse(service, threadId, async () => {
+      const retried = await service.retry({ threadId, requestKey: regenerate });
+      return new TurnChunks(retried.turnId);
+    }, options);
+  }
+  const continued = { approvals: chatApprovals(body), answers: chatToolAnswers(body) };
+  if (continued.approvals.length > 0 || continued.answers.length > 0) {
+    try {
+      return await turnStreamResponse(
+        service,
+        threadId,
+        () => continueTurn(service, threadId, continued, headerKey),
+        options,
+      );
+    } catch (error) {
+      if (error instanceof ChatRefusal) return chatErrorResponse(error.code, error.detail);
+      throw error;
+    }
+  }
+  const { text, requestKey } = chatInput(body, headerKey);
+  const waiting = waitingOn(await service.view(threadId), text);
+  if (waiting !== undefined) {
+    return chatErrorResponse(
+      "thread_waiting",
+      `the thread waits for interaction ${waiting}; answer it (or cancel the turn) first`,
+    );
+  }
+  return await turnStreamResponse(service, threadId, async () => {
+    const sent = await service.send({ threadId, requestKey, input: { text } });
+    const knownTurns = new Set(sent.view.turns.map((turn) => turn.turnId));
+    return new TurnChunks(sent.turnId, sent.queued ? { requestKey, text, knownTurns } : undefined);
+  }, options);
 }
 
 /**
- * Answers the approvals of a continued chat and returns the chunks of their
- * turn, with what the client already has (the view before the answers)
- * taken as written. Each answer's request key is the approval id (under the
- * `Idempotency-Key`, when sent), so posting the same continuation again
- * replays it; the same approval answered the other way is `request_conflict`.
+ * The interaction a new message would wait behind, if the thread waits for
+ * the user. A message whose text is the waiting turn's own user text is taken
+ * as that turn's message posted again (a replay), which streams the turn.
  */
-async function answerApprovals(
-  service: ThreadService,
-  threadId: string,
-  approvals: ChatApproval[],
-  headerKey: string | undefined,
-): Promise<TurnChunks> {
-  const before = await service.view(threadId);
-  const first = approvals[0].interactionId;
-  const turnId = before.items.find((item) => item.interaction?.id === first)?.turnId ??
-    before.pending.find((p) => p.id === first)?.turnId;
-  if (turnId === undefined) throw new FloretError("interaction_not_found", "No such interaction");
-  for (const { interactionId, decision } of approvals) {
-    const key = headerKey === undefined ? interactionId : `${headerKey}:${interactionId}`;
-    await service.respond({ threadId, requestKey: key.slice(0, 256), interactionId, decision });
-  }
-  const chunks = new TurnChunks(turnId);
-  chunks.skip(before);
-  return chunks;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+function waitingOn(view: ThreadView, text: string): string | undefined {
+  if (view.status !== "waiting") return undefined;
+  const pending = view.pending.find((p) => p.status === "pending");
+  if (!pending) return undefined;
+  const own = view.items.find((item) => item.turnId === pending.turnId && item.kind === "user");
+  return own?.text === text ? undefined : pending.id;
 }

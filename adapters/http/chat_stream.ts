@@ -4,8 +4,9 @@
  * (which makes a replay the committed turn) and then from live batches, until
  * the turn has an outcome or waits for the user; then `finish` and `[DONE]`.
  * A wait ends the stream the way the AI SDK expects: `tool-approval-request`
- * for each approval (so `useChat` shows the call as approval-requested) and a
- * `data-ask-user` part for each question set (answered through `respond`).
+ * for each approval (so `useChat` shows the call as approval-requested) and an
+ * `ask_user` tool call, its input the questions, for each question set (so
+ * `addToolOutput` answers it; the route turns that output into `respond`).
  *
  * @module
  */
@@ -18,10 +19,12 @@ import type {
   TurnSummary,
   ViewOp,
 } from "@floret/engine";
+import { ASK_USER } from "./chat_answers.ts";
 
 /** One chunk of the UI message stream (only the kinds Floret writes). */
 export type UiChunk =
   | { type: "start"; messageId?: string }
+  | { type: "start-step" }
   | { type: "text-start" | "text-end" | "reasoning-start" | "reasoning-end"; id: string }
   | { type: "text-delta" | "reasoning-delta"; id: string; delta: string }
   | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown }
@@ -29,19 +32,8 @@ export type UiChunk =
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
   | { type: "tool-output-denied"; toolCallId: string }
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
-  | { type: "data-ask-user"; id: string; data: AskUserData }
   | { type: "error"; errorText: string }
   | { type: "finish" };
-
-/**
- * The data of a `data-ask-user` part: the questions of a pending `input`
- * interaction. Answer with `POST /threads/:threadId/interactions/:interactionId`
- * `{answers}`; secret questions want a password field.
- */
-export interface AskUserData {
-  interactionId: string;
-  questions: NonNullable<Interaction["questions"]>;
-}
 
 /** Headers of the UI message stream. */
 export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -85,6 +77,8 @@ export class TurnChunks {
   #pending: Interaction[] = [];
   /** Interactions already asked for on this stream. */
   readonly #asked = new Set<string>();
+  /** A tool result was written since the last model output (see `#stepBoundary`). */
+  #afterTool = false;
 
   /**
    * @param turnId the turn to follow; absent when the input was queued
@@ -97,6 +91,11 @@ export class TurnChunks {
   ) {
     this.#turnId = turnId;
     this.#queued = queued;
+  }
+
+  /** The turn followed (absent while a queued input waits for its turn). */
+  get turnId(): string | undefined {
+    return this.#turnId;
   }
 
   /** Whether the turn has ended (its `finish` was written). */
@@ -138,6 +137,21 @@ export class TurnChunks {
   }
 
   /**
+   * Takes these tool calls as settled on the client: the `ask_user` calls
+   * whose output the client itself sent, which the engine's result (the
+   * answers, secrets redacted) must not overwrite.
+   *
+   * @param callIds the tool call ids
+   */
+  answered(callIds: string[]): void {
+    for (const id of callIds) {
+      this.#toolsStarted.add(id);
+      this.#toolsDone.add(id);
+    }
+    if (callIds.length > 0) this.#afterTool = true;
+  }
+
+  /**
    * Chunks for one live update.
    *
    * @param update a batch (a `resync` is handled by the caller)
@@ -170,6 +184,7 @@ export class TurnChunks {
       if (interaction.kind === "approval" && interaction.callId !== undefined) {
         if (!this.#toolsStarted.has(interaction.callId)) {
           this.#toolsStarted.add(interaction.callId);
+          this.#stepBoundary(out);
           out.push({
             type: "tool-input-available",
             toolCallId: interaction.callId,
@@ -183,10 +198,16 @@ export class TurnChunks {
           toolCallId: interaction.callId,
         });
       } else if (interaction.kind === "input") {
+        // The question set as the call of a client-side tool: `addToolOutput`
+        // answers it. A question with no call of its own goes by its interaction id.
+        const toolCallId = interaction.callId ?? interaction.id;
+        this.#toolsStarted.add(toolCallId);
+        this.#stepBoundary(out);
         out.push({
-          type: "data-ask-user",
-          id: interaction.id,
-          data: { interactionId: interaction.id, questions: interaction.questions ?? [] },
+          type: "tool-input-available",
+          toolCallId,
+          toolName: ASK_USER,
+          input: { questions: interaction.questions ?? [] },
         });
       }
     }
@@ -252,6 +273,7 @@ export class TurnChunks {
       part = { written: 0, ended: false };
       this.#parts.set(item.id, part);
       this.#kinds.set(item.id, kind);
+      this.#stepBoundary(out);
       out.push({ type: `${kind}-start`, id: item.id });
     }
     if (part.ended) return;
@@ -269,8 +291,12 @@ export class TurnChunks {
   #toolItem(item: ThreadItem, out: UiChunk[]): void {
     const tool = item.tool;
     if (!tool) return;
+    // An open question is shown when the thread waits on it, with the
+    // questions as the engine checked them (`#waitReached`).
+    if (tool.name === ASK_USER && !SETTLED.has(tool.status)) return;
     if (!this.#toolsStarted.has(tool.callId)) {
       this.#toolsStarted.add(tool.callId);
+      this.#stepBoundary(out);
       out.push({
         type: "tool-input-available",
         toolCallId: tool.callId,
@@ -281,13 +307,16 @@ export class TurnChunks {
     if (this.#toolsDone.has(tool.callId)) return;
     if (tool.status === "completed") {
       this.#toolsDone.add(tool.callId);
+      this.#afterTool = true;
       out.push({ type: "tool-output-available", toolCallId: tool.callId, output: tool.output });
     } else if (tool.status === "denied") {
       // The AI SDK's own end of a call the user refused.
       this.#toolsDone.add(tool.callId);
+      this.#afterTool = true;
       out.push({ type: "tool-output-denied", toolCallId: tool.callId });
     } else if (["error", "cancelled", "unknown"].includes(tool.status)) {
       this.#toolsDone.add(tool.callId);
+      this.#afterTool = true;
       out.push({
         type: "tool-output-error",
         toolCallId: tool.callId,
@@ -306,6 +335,19 @@ export class TurnChunks {
     }
     this.#finished = true;
     out.push({ type: "finish" });
+  }
+
+  /**
+   * Model output that follows a tool result belongs to the model's next step:
+   * a `start-step` marks it, as the AI SDK's own streams do. Without it,
+   * `lastAssistantMessageIsCompleteWithToolCalls` would find the turn's final
+   * text in the step of its tool calls, take the message as waiting for
+   * client tools, and post it again, forever.
+   */
+  #stepBoundary(out: UiChunk[]): void {
+    if (!this.#afterTool) return;
+    this.#afterTool = false;
+    out.push({ type: "start-step" });
   }
 
   /** Ends every text and reasoning part still open. */
@@ -343,6 +385,15 @@ export class TurnChunks {
     }
   }
 }
+
+/** Tool statuses after which a call changes no more. */
+const SETTLED: ReadonlySet<string> = new Set([
+  "completed",
+  "denied",
+  "error",
+  "cancelled",
+  "unknown",
+]);
 
 function parseArguments(text: string): unknown {
   try {

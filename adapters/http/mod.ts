@@ -28,5 +28,6 @@
 export { threadApi } from "./thread_api.ts";
 export type { AuthorizeCheck, ThreadApiOptions } from "./thread_api.ts";
 export type { HttpAction } from "./routes.ts";
+export type { ChatRouteOptions } from "./chat_turn_stream.ts";
 export { threadClient } from "./thread_client.ts";
 export type { ThreadClientOptions } from "./thread_client.ts";

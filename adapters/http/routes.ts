@@ -9,6 +9,8 @@ import { z } from "zod";
 import type { ImageAttachment, LocalThreadService, ThreadService } from "@floret/engine";
 import { chatBodySchema } from "./chat_request.ts";
 import { chatResponse } from "./chat_route.ts";
+import { type ChatRouteOptions, disconnectHook } from "./chat_turn_stream.ts";
+import { resumeResponse } from "./chat_resume.ts";
 import { jsonBody, queryNumber, queryOf, requestKeyOf } from "./request_input.ts";
 import { eventsResponse } from "./sse_events.ts";
 import { wireJson } from "./wire_json.ts";
@@ -47,6 +49,8 @@ export interface RouteCall {
   param(name: string): string;
   /** Keep-alive interval of streams. */
   pingMs: number;
+  /** `threadApi`'s `chat` options. */
+  chat: ChatRouteOptions;
 }
 
 /** One route of the API. */
@@ -323,7 +327,7 @@ export const ROUTES: readonly ApiRoute[] = [
     action: "chat",
     method: "POST",
     path: "/threads/:threadId/chat",
-    handle: async ({ service, request, param, pingMs }) => {
+    handle: async ({ service, request, param, pingMs, chat }) => {
       const headerKey = request.headers.has("idempotency-key") ? requestKeyOf(request) : undefined;
       const body = await jsonBody(request, chatBodySchema);
       return await chatResponse(service, param("threadId"), {
@@ -331,7 +335,20 @@ export const ROUTES: readonly ApiRoute[] = [
         headerKey,
         signal: request.signal,
         pingMs,
+        chat,
       });
     },
+  },
+  {
+    // The AI SDK's default resume URL (`useChat({ resume: true })`); `chatId` is not read.
+    action: "chat",
+    method: "GET",
+    path: "/threads/:threadId/chat/:chatId/stream",
+    handle: ({ service, request, param, pingMs, chat }) =>
+      resumeResponse(service, param("threadId"), {
+        signal: request.signal,
+        pingMs,
+        onDisconnect: disconnectHook(service, param("threadId"), chat),
+      }),
   },
 ];

@@ -100,6 +100,8 @@ export interface PulledStreamOptions {
   first?: Uint8Array;
   /** Writes closing chunks when the subscription ends by itself. */
   onEnd?: (emit: (chunk: Uint8Array) => void) => void;
+  /** Called once when the client goes away (request aborted, body cancelled) before the end. */
+  onDisconnect?: () => void;
 }
 
 /**
@@ -136,6 +138,7 @@ export function pulledStream(
   const onAbort = (): void => {
     if (finished) return;
     finish();
+    options.onDisconnect?.();
     try {
       controller.close();
     } catch {
@@ -181,7 +184,9 @@ export function pulledStream(
       }
     },
     cancel() {
+      if (finished) return;
       finish();
+      options.onDisconnect?.();
     },
   }, { highWaterMark: 0 });
 }

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { FloretError, type ThreadService } from "@floret/engine";
 import { errorResponse, responseForError } from "./error_response.ts";
 import { type HttpAction, ROUTES } from "./routes.ts";
+import type { ChatRouteOptions } from "./chat_turn_stream.ts";
 import { PING_INTERVAL_MS } from "./sse_events.ts";
 
 /** The question `authorize` answers for every request to a known route. */
@@ -39,16 +40,24 @@ export interface ThreadApiOptions {
    * routes; a service without those methods gets no such routes either way.
    */
   turnControl?: boolean;
+  /**
+   * The chat route (`POST /threads/:threadId/chat`). `cancelOnDisconnect`:
+   * when the client of a chat stream goes away before its turn ended (the AI
+   * SDK's `stop()`, a closed tab), cancel the turn immediately. Defaults to
+   * `false`: the turn is durable and runs on; `GET …/chat/:chatId/stream`
+   * resumes it.
+   */
+  chat?: ChatRouteOptions;
 }
 
 /**
  * Builds the HTTP API of a thread service.
  *
  * @param service the service to serve (in-process, or even a `threadClient`)
- * @param options `authorize` (required), `basePath`, `pingIntervalMs` and `turnControl`
+ * @param options `authorize` (required), `basePath`, `pingIntervalMs`, `turnControl` and `chat`
  * @returns a hono app; serve `app.fetch` or mount it
  * @throws {FloretError} `invalid_input` without an `authorize` function, or with a
- *   bad `basePath`, `pingIntervalMs` or `turnControl`
+ *   bad `basePath`, `pingIntervalMs`, `turnControl` or `chat`
  * @example
  * ```ts
  * import { memoryStore, openHost, defineAgent } from "@floret/engine";
@@ -76,6 +85,7 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
     basePath = "",
     pingIntervalMs = PING_INTERVAL_MS,
     turnControl = false,
+    chat = {},
   } = options;
   if (typeof authorize !== "function") {
     throw new FloretError("invalid_input", "threadApi needs an authorize function");
@@ -94,6 +104,13 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   if (typeof turnControl !== "boolean") {
     throw new FloretError("invalid_input", "turnControl must be a boolean");
   }
+  if (
+    typeof chat !== "object" || chat === null ||
+    !["undefined", "boolean"].includes(typeof chat.cancelOnDisconnect)
+  ) {
+    throw new FloretError("invalid_input", "chat must be { cancelOnDisconnect?: boolean }");
+  }
+  const chatOptions: ChatRouteOptions = { cancelOnDisconnect: chat.cancelOnDisconnect === true };
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
   for (const route of ROUTES) {
@@ -129,6 +146,7 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
         request,
         param: (name) => c.req.param(name) ?? "",
         pingMs: pingIntervalMs,
+        chat: chatOptions,
       });
     });
   }

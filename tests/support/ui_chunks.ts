@@ -9,6 +9,7 @@ import { readSse } from "./http.ts";
 const id = z.string().min(1);
 const chunkSchema = z.union([
   z.strictObject({ type: z.literal("start"), messageId: z.string().optional() }),
+  z.strictObject({ type: z.enum(["start-step", "finish-step"]) }),
   z.strictObject({
     type: z.enum(["text-start", "text-end", "reasoning-start", "reasoning-end"]),
     id,
