@@ -59,6 +59,11 @@ export interface ThreadItem {
   text?: string;
   /** The text may still grow (streaming). */
   live?: boolean;
+  /**
+   * Assistant items: the sources the text cites (from the provider's
+   * citations); `start`/`end` are UTF-16 offsets into `text`, end exclusive.
+   */
+  sources?: { url: string; title?: string; start?: number; end?: number }[];
   tool?: {
     callId: string;
     name: string;
@@ -75,6 +80,8 @@ export interface ThreadItem {
     startedAt?: string;
     /** When its result was recorded. */
     endedAt?: string;
+    /** The provider ran this call itself (a hosted search); the engine never dispatched it. */
+    hosted?: boolean;
   };
   interaction?: Interaction;
 }
