@@ -14,7 +14,7 @@ import type { HttpGatewayOptions } from "./http_options.ts";
 import { NO_SDK_TIMEOUT_MS, resolveGatewayInfo } from "./http_options.ts";
 import { checkHostedTools, type HostedTool, type HostedToolsOption } from "./hosted_tools.ts";
 import { capturingFetch } from "./http_capture.ts";
-import { renderAnthropicRequest } from "./anthropic_request.ts";
+import { DEFAULT_MAX_TOKENS, renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
@@ -97,7 +97,9 @@ async function* streamMessages(
     model: info.model,
     stateKey: info.stateKey,
     capabilities: info.capabilities,
-    maxTokens: options.maxTokens,
+    // The default budget follows what the host declared, not the catalog's
+    // cap: a 128K default would reserve rate limit on every request.
+    maxTokens: options.maxTokens ?? options.capabilities?.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
     extraBody: options.extraBody,
     promptCache: options.promptCache,
   });
