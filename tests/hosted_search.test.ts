@@ -211,3 +211,54 @@ describe("hostedTools options", () => {
     });
   }
 });
+
+describe("any gateway can report hosted calls and sources on finish", () => {
+  function gatewayFinishing(finish: Record<string, unknown>): Gateway {
+    return {
+      info: { provider: "custom", model: "m", stateKey: "custom:m", capabilities: {} },
+      async *stream() {
+        yield { type: "text", delta: "Cited answer." };
+        yield { type: "finish", reason: "stop", ...finish } as never;
+      },
+    };
+  }
+
+  test("they are bounded and stored; a bad range is dropped, the source kept", async () => {
+    const sources = Array.from({ length: 250 }, (_, i) => ({
+      url: `https://s${i}.example/`,
+      start: i === 0 ? 5 : 0,
+      end: i === 0 ? 2 : 6,
+    }));
+    const run = await runTurn(gatewayFinishing({
+      hosted: [{ callId: "h1", name: "web_search", status: "error", query: "q".repeat(5_000) }],
+      sources,
+    }));
+    const answer = run.reloaded.find((item) => item.kind === "assistant")!;
+    assert.equal(answer.sources?.length, 200);
+    assert.deepEqual(answer.sources?.[0], { url: "https://s0.example/" });
+    assert.deepEqual(answer.sources?.[1], { url: "https://s1.example/", start: 0, end: 6 });
+    const hosted = run.reloaded.find((item) => item.tool?.hosted)!;
+    assert.equal(hosted.tool?.status, "error");
+    assert.equal(hosted.tool?.activity?.web?.query?.length, 1_000);
+  });
+
+  test("a finish whose sources are not a list of { url } ends the turn engine_contract", async () => {
+    const store = memoryStore();
+    const host = await openHost({ store });
+    try {
+      const threads = host.threads({
+        agent: defineAgent({
+          id: "bad",
+          systemPrompt: "x",
+          gateway: gatewayFinishing({ sources: [{ link: "https://x.example/" }] }),
+        }),
+      });
+      const { threadId } = await threads.create({ requestKey: "c" });
+      await threads.send({ threadId, requestKey: "s", input: { text: "hi" } });
+      const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+      assert.equal(view.turns.at(-1)?.failure?.code, "engine_contract");
+    } finally {
+      await host.shutdown();
+    }
+  });
+});
