@@ -273,3 +273,28 @@ describe("through the engine", () => {
     }
   });
 });
+
+test("by default at most 10 results reach the model", async () => {
+  const backend: SearchBackend = {
+    search: (_query, { count }) =>
+      Promise.resolve(
+        Array.from({ length: 15 }, (_, i) => ({
+          title: `T${i}`,
+          url: `https://r${i}.example/`,
+          snippet: `asked for ${count}`,
+        })),
+      ),
+  };
+  const e = await engine([
+    { toolCalls: [{ name: "web_search", arguments: { query: "many" } }] },
+    { text: "Done." },
+  ], { tools: [webSearchTool({ backend })] });
+  try {
+    const view = await sendAndWait(e, "Search");
+    const web = view.items.find((i) => i.kind === "tool")?.tool?.activity?.web;
+    assert.equal(web?.results?.length, 10);
+    assert.equal(web?.results?.[0].snippet, "asked for 10");
+  } finally {
+    await e.host.shutdown();
+  }
+});

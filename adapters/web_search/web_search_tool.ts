@@ -12,7 +12,7 @@ import { boundResults, SEARCH_RESULT_LIMITS, type SearchBackend } from "./search
 import type { SearchResult } from "./search_backend.ts";
 
 /** Results asked for when `count` is not given. */
-export const DEFAULT_WEB_SEARCH_COUNT = 5;
+export const DEFAULT_WEB_SEARCH_COUNT = 10;
 /** Default time limit of one search. */
 export const DEFAULT_WEB_SEARCH_TIMEOUT_MS = 30_000;
 /** Longest query the model may send. */
@@ -23,7 +23,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export interface WebSearchToolOptions {
   /** Who searches: `braveSearch(...)` or any object with `search(query, { signal, count })`. */
   backend: SearchBackend;
-  /** Results per search, 1 to 10. Default 5. */
+  /** Results per search, 1 to 10. Default 10 (the most the tool keeps). */
   count?: number;
   /** Time limit of one search, in ms. Default 30 000. */
   timeoutMs?: number;
