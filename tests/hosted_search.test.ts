@@ -262,3 +262,41 @@ describe("any gateway can report hosted calls and sources on finish", () => {
     }
   });
 });
+
+test("OpenAI: the hosted search call is replayed in its place in the next request", async () => {
+  const bodies: Record<string, unknown>[] = [];
+  const gateway = openAIResponses({
+    model: "gpt-5-mini",
+    apiKey: "sk-test-hosted",
+    hostedTools: [{ type: "web_search" }],
+    fetch: sseFetch("openai-responses-stream-web-search.built.sse", bodies),
+  });
+  const host = await openHost({ store: memoryStore() });
+  try {
+    const threads = host.threads({ agent: defineAgent({ id: "r", systemPrompt: "S.", gateway }) });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    for (const text of ["What is Floret?", "And where does it run?"]) {
+      await threads.send({ threadId, requestKey: text, input: { text } });
+      await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    }
+    const input = bodies[1].input as Record<string, unknown>[];
+    const at = input.findIndex((item) => item.type === "web_search_call");
+    assert.ok(at > 0, JSON.stringify(input));
+    assert.deepEqual(input[at], {
+      type: "web_search_call",
+      id: "ws_built_1",
+      status: "completed",
+      action: {
+        type: "search",
+        query: "floret engine runtimes",
+        sources: [
+          { type: "url", url: "https://floret.example/docs" },
+          { type: "url", url: "https://runtimes.example/" },
+        ],
+      },
+    });
+    assert.equal(input[at + 1].role, "assistant");
+  } finally {
+    await host.shutdown();
+  }
+});

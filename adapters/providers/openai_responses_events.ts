@@ -14,7 +14,7 @@ import { ProviderError } from "../../src/provider/provider_error.ts";
 import { classifyFailure } from "./failure_class.ts";
 import { streamInterrupted } from "./provider_errors.ts";
 import { replayableReasoning, responsesState } from "./openai_responses_state.ts";
-import type { ReasoningItemWire } from "./openai_responses_state.ts";
+import type { ReplayItemWire } from "./openai_responses_state.ts";
 
 type Wire = Record<string, unknown>;
 
@@ -49,7 +49,7 @@ export function responsesUsage(usage: Wire): Usage {
 /** Stateful parser for one response. */
 export class ResponsesEventParser {
   #calls = new Map<string, CallState>();
-  #reasoning: ReasoningItemWire[] = [];
+  #reasoning: ReplayItemWire[] = [];
   #done = false;
   // Citations: where each text part starts in the step's text, and its text
   // so far (annotation indexes count characters of their part).
@@ -246,6 +246,13 @@ export class ResponsesEventParser {
         .map((source) => ({ url: source.url as string }));
     }
     this.#hosted.push(call);
+    // Replayed in its place, so a reasoning item before it keeps its following item.
+    this.#reasoning.push({
+      type: "web_search_call",
+      id: item.id,
+      status: typeof item.status === "string" ? item.status : "completed",
+      action,
+    });
   }
 }
 

@@ -7,13 +7,13 @@ import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/p
 import { imageDataUrl, userImages } from "./user_images.ts";
 import { reasoningToReplay } from "./openai_responses_state.ts";
 import type { HostedTool } from "./hosted_tools.ts";
-import type { ReasoningItemWire } from "./openai_responses_state.ts";
+import type { ReplayItemWire } from "./openai_responses_state.ts";
 
 /** One input item (the subset this gateway sends). */
 export type ResponsesWireItem =
   | { role: "system" | "assistant"; content: string }
   | { role: "user"; content: string | ResponsesWireUserPart[] }
-  | ReasoningItemWire
+  | ReplayItemWire
   | { type: "function_call"; call_id: string; name: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: string };
 
