@@ -31,3 +31,4 @@ export type { BraveSearchOptions } from "./brave.ts";
 export { SEARCH_RESULT_LIMITS } from "./search_backend.ts";
 export type { SearchBackend, SearchResult } from "./search_backend.ts";
 export type { WebActivity, WebActivitySource } from "../../src/tools/web_activity.ts";
+export type { ToolDefinition, ToolEffect } from "../../src/tools/define_tool.ts";
