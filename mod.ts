@@ -64,6 +64,7 @@ export type {
   ProviderTool,
   Usage,
 } from "./src/provider/gateway.ts";
+export type { CitedSource, HostedToolCall } from "./src/provider/gateway.ts";
 export { defineTool } from "./src/tools/define_tool.ts";
 export type {
   PermissionDecision,
@@ -88,6 +89,9 @@ export type { RestoreReport } from "./src/runtime/restore.ts";
 export type { TitleState, TitleStatus } from "./src/projection/title_state.ts";
 export { ACTIVITY_LIMITS } from "./src/tools/tool_activity.ts";
 export type { ActivityRow, ToolActivity } from "./src/tools/tool_activity.ts";
+export type { WebActivity, WebActivitySource } from "./src/tools/web_activity.ts";
+export { MODEL_CATALOG_UPDATED, modelCatalog, modelInfo } from "./src/provider/model_catalog.ts";
+export type { ModelInfo, ModelReasoningLevel } from "./src/provider/model_catalog.ts";
 export type {
   LocalThreadService,
   ThreadService,

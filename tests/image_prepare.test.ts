@@ -184,7 +184,7 @@ test("truncated, random, unsupported and empty input is refused", async () => {
   await rejects(prepareModelImage(jpeg.subarray(0, jpeg.length >> 1)), /could not be decoded/);
   await rejects(prepareModelImage(gif.subarray(0, gif.length - 8)), /truncated or malformed/);
   await rejects(prepareModelImage(random), /not recognised/);
-  await rejects(prepareModelImage(webp), /not supported: WebP/);
+  await rejects(prepareModelImage(webp), /not recognised/);
   await rejects(prepareModelImage(new Uint8Array(0)), /not recognised/);
 });
 

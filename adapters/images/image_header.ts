@@ -13,10 +13,12 @@ export type ImageFormat = "png" | "jpeg" | "gif" | "webp";
 export interface ImageHeader {
   /** The sniffed format. */
   format: ImageFormat;
-  /** Width in pixels; 0 when the header does not say (WebP). */
+  /** Width in pixels. */
   width: number;
-  /** Height in pixels; 0 when the header does not say (WebP). */
+  /** Height in pixels. */
   height: number;
+  /** WebP only: the file is an animation (its VP8X header says so). */
+  animated?: boolean;
 }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -84,7 +86,40 @@ export function readImageHeader(bytes: Uint8Array): ImageHeader | null {
     return { format: "gif", width: view.getUint16(6, true), height: view.getUint16(8, true) };
   }
   if (startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)) {
-    return { format: "webp", width: 0, height: 0 };
+    return webpHeader(bytes, view);
+  }
+  return null;
+}
+
+/**
+ * The size of a WebP image from its first chunk: `VP8 ` (lossy: the key
+ * frame header), `VP8L` (lossless: 14-bit sizes after the signature byte) or
+ * `VP8X` (extended: 24-bit canvas sizes and the animation flag).
+ */
+function webpHeader(bytes: Uint8Array, view: DataView): ImageHeader | null {
+  if (bytes.length < 30) return null;
+  if (startsWith(bytes, ascii("VP8 "), 12)) {
+    // Frame tag (3 bytes), then the key frame start code 9d 01 2a.
+    if (!startsWith(bytes, [0x9d, 0x01, 0x2a], 23)) return null;
+    return {
+      format: "webp",
+      width: view.getUint16(26, true) & 0x3fff,
+      height: view.getUint16(28, true) & 0x3fff,
+    };
+  }
+  if (startsWith(bytes, ascii("VP8L"), 12)) {
+    if (bytes[20] !== 0x2f) return null;
+    const bits = view.getUint32(21, true);
+    return { format: "webp", width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (startsWith(bytes, ascii("VP8X"), 12)) {
+    const u24 = (at: number) => bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16);
+    return {
+      format: "webp",
+      width: u24(24) + 1,
+      height: u24(27) + 1,
+      animated: (bytes[20] & 0x02) !== 0,
+    };
   }
   return null;
 }

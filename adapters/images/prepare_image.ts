@@ -10,6 +10,7 @@ import { decodeBitmap, encodeBest } from "./image_codec.ts";
 import { applyOrientation, readJpegOrientation } from "./exif_orientation.ts";
 import { downscale } from "./downscale.ts";
 import { countGifFrames } from "./gif_frames.ts";
+import { decodeWebp } from "./webp_codec.ts";
 import { readImageHeader } from "./image_header.ts";
 
 /** Longest side, in pixels, of the image a model receives by default. */
@@ -76,10 +77,11 @@ function fitWithin(width: number, height: number, longest: number) {
 }
 
 /**
- * Prepares image bytes for a model. PNG, JPEG and static GIF are decoded,
+ * Prepares image bytes for a model. PNG, JPEG, static GIF and still WebP
+ * (lossy or lossless, decoded with the optional `@jsquash/webp`) are decoded,
  * turned upright (JPEG EXIF orientation), shrunk so the longest side is at
  * most `maxLongestSide`, and re-encoded: JPEG stays JPEG at `quality`;
- * images with transparency become PNG; opaque PNG and GIF become whichever
+ * images with transparency become PNG; opaque PNG, GIF and WebP become whichever
  * of PNG and JPEG is smaller. Re-encoding also drops metadata such as EXIF
  * location. Animated GIFs are passed through unchanged when within bounds.
  * The format is sniffed from magic bytes.
@@ -88,7 +90,7 @@ function fitWithin(width: number, height: number, longest: number) {
  * @param options limits and JPEG quality; every field has a documented default
  * @returns the prepared image and its provenance
  * @throws {FloretError} `invalid_input` for bad options, input over
- *   `maxSourceBytes` or `maxPixels`, unsupported formats (WebP included),
+ *   `maxSourceBytes` or `maxPixels`, unsupported formats, animated WebP,
  *   truncated or undecodable data, and animated GIFs larger than `maxLongestSide`
  * @example
  * ```ts
@@ -122,8 +124,11 @@ export async function prepareModelImage(
   }
 
   const header = readImageHeader(bytes);
-  if (header === null) throw invalid("Image format is not recognised: expected PNG, JPEG or GIF");
-  if (header.format === "webp") throw invalid("Image format is not supported: WebP");
+  if (header === null) {
+    throw invalid("Image format is not recognised: expected PNG, JPEG, GIF or WebP");
+  }
+  // libwebp's still-image decoder cannot read animations; say so rather than keep one frame.
+  if (header.animated) throw invalid("Animated WebP is not supported");
   const { width, height } = header;
   if (width < 1 || height < 1) throw invalid(`Image has no pixels: ${width}×${height}`);
   if (width * height > maxPixels) {
@@ -146,7 +151,9 @@ export async function prepareModelImage(
     }
   }
 
-  let bitmap = await decodeBitmap(bytes, header.format);
+  let bitmap = header.format === "webp"
+    ? await decodeWebp(bytes)
+    : await decodeBitmap(bytes, header.format);
   if (bitmap.width !== width || bitmap.height !== height) {
     throw invalid(`Image decoded to an unexpected size: ${bitmap.width}×${bitmap.height}`);
   }

@@ -13,4 +13,5 @@
  */
 export { anthropicMessages } from "./anthropic_messages.ts";
 export type { AnthropicMessagesOptions } from "./anthropic_messages.ts";
+export type { HostedTool, HostedToolsOption } from "./hosted_tools.ts";
 export type { HttpGatewayOptions } from "./http_options.ts";

@@ -3,7 +3,13 @@
  *
  * @module
  */
-import type { FinishReason, ProviderEvent, Usage } from "../../src/provider/gateway.ts";
+import type {
+  CitedSource,
+  FinishReason,
+  HostedToolCall,
+  ProviderEvent,
+  Usage,
+} from "../../src/provider/gateway.ts";
 import { streamInterrupted } from "./provider_errors.ts";
 import { anthropicState } from "./anthropic_state.ts";
 import type { ThinkingBlockWire } from "./anthropic_state.ts";
@@ -11,7 +17,8 @@ import type { ThinkingBlockWire } from "./anthropic_state.ts";
 type Wire = Record<string, unknown>;
 
 type Block =
-  | { type: "text" }
+  | { type: "text"; base: number; length: number; citations: { url: string; title?: string }[] }
+  | { type: "server_tool"; input: string; call: HostedToolCall }
   | { type: "tool_use"; callId: string; ended: boolean; sawDelta: boolean; startInput: string }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "other" };
@@ -53,6 +60,11 @@ export class AnthropicEventParser {
   #thinking: ThinkingBlockWire[] = [];
   #stopReason: string | undefined;
   #done = false;
+  // Hosted searches by their id, and the citations of the text blocks: a
+  // citation covers its whole block, placed by where the block starts.
+  #hosted = new Map<string, HostedToolCall>();
+  #sources: CitedSource[] = [];
+  #textLength = 0;
   #stateKey: string;
 
   /** @param stateKey the gateway's state key, stamped into `finish.state` */
@@ -114,11 +126,42 @@ export class AnthropicEventParser {
   #start(index: unknown, block: Wire): ProviderEvent[] {
     const at = num(index);
     switch (block.type) {
-      case "text":
-        this.#blocks.set(at, { type: "text" });
-        return typeof block.text === "string" && block.text !== ""
-          ? [{ type: "text", delta: block.text }]
+      case "text": {
+        const first = typeof block.text === "string" ? block.text : "";
+        const citations = Array.isArray(block.citations)
+          ? block.citations.map(record).flatMap(webCitation)
           : [];
+        this.#blocks.set(at, { type: "text", base: this.#textLength, length: 0, citations });
+        return this.#text(this.#blocks.get(at), first);
+      }
+      case "server_tool_use": {
+        // Only the hosted search is shown; other server tools stay internal.
+        if (block.name !== "web_search" || typeof block.id !== "string") break;
+        const call: HostedToolCall = { callId: block.id, name: "web_search", status: "completed" };
+        const input = record(block.input);
+        this.#blocks.set(at, {
+          type: "server_tool",
+          input: Object.keys(input).length > 0 ? JSON.stringify(input) : "",
+          call,
+        });
+        this.#hosted.set(block.id, call);
+        return [];
+      }
+      case "web_search_tool_result": {
+        const call = typeof block.tool_use_id === "string"
+          ? this.#hosted.get(block.tool_use_id)
+          : undefined;
+        if (call && Array.isArray(block.content)) {
+          call.results = block.content.map(record)
+            .filter((result) => typeof result.url === "string")
+            .map((result) =>
+              typeof result.title === "string"
+                ? { url: result.url as string, title: result.title }
+                : { url: result.url as string }
+            );
+        } else if (call) call.status = "error"; // { type: "web_search_tool_result_error", error_code }
+        break;
+      }
       case "tool_use": {
         if (typeof block.id !== "string" || typeof block.name !== "string") {
           throw streamInterrupted("a tool_use block has no id or name");
@@ -146,15 +189,41 @@ export class AnthropicEventParser {
         }
         this.#blocks.set(at, { type: "other" });
         return [];
-      default:
-        this.#blocks.set(at, { type: "other" });
-        return [];
     }
+    this.#blocks.set(at, { type: "other" });
+    return [];
+  }
+
+  /** The citations of a finished text block, as sources over the block's range (once). */
+  #cited(block: Block & { type: "text" }): void {
+    for (const citation of block.citations.splice(0)) {
+      const source = { ...citation, start: block.base, end: block.base + block.length };
+      const seen = this.#sources.some((other) =>
+        other.url === source.url && other.start === source.start && other.end === source.end
+      );
+      if (!seen) this.#sources.push(source);
+    }
+  }
+
+  /** A text delta, counted so later citations know where their block starts. */
+  #text(block: Block | undefined, delta: unknown): ProviderEvent[] {
+    if (block?.type !== "text" || typeof delta !== "string" || delta === "") return [];
+    block.length += delta.length;
+    this.#textLength += delta.length;
+    return [{ type: "text", delta }];
   }
 
   #delta(block: Block | undefined, delta: Wire): ProviderEvent[] {
     if (block === undefined) return [];
-    if (block.type === "text" && delta.type === "text_delta") return text(delta.text, "text");
+    if (block.type === "text" && delta.type === "text_delta") return this.#text(block, delta.text);
+    if (block.type === "text" && delta.type === "citations_delta") {
+      block.citations.push(...webCitation(record(delta.citation)));
+      return [];
+    }
+    if (block.type === "server_tool" && delta.type === "input_json_delta") {
+      if (typeof delta.partial_json === "string") block.input += delta.partial_json;
+      return [];
+    }
     if (block.type === "tool_use" && delta.type === "input_json_delta" && !block.ended) {
       const part = delta.partial_json;
       if (typeof part === "string" && part !== "") block.sawDelta = true;
@@ -181,6 +250,15 @@ export class AnthropicEventParser {
 
   #stop(index: number): ProviderEvent[] {
     const block = this.#blocks.get(index);
+    if (block?.type === "text") this.#cited(block);
+    if (block?.type === "server_tool") {
+      try {
+        const query = (JSON.parse(block.input || "{}") as { query?: unknown }).query;
+        if (typeof query === "string") block.call.query = query;
+      } catch {
+        // a query cut off by the stream: the call is still shown, without it
+      }
+    }
     if (block?.type === "thinking" && block.signature !== "") {
       this.#thinking.push({
         type: "thinking",
@@ -217,9 +295,30 @@ export class AnthropicEventParser {
     const hasCalls = [...this.#blocks.values()].some((block) => block.type === "tool_use");
     let reason = FINISH[this.#stopReason] ?? "stop";
     if (reason === "stop" && hasCalls) reason = "tool_calls";
-    events.push({ type: "finish", reason, state: anthropicState(this.#stateKey, this.#thinking) });
+    const finish: ProviderEvent & { type: "finish" } = {
+      type: "finish",
+      reason,
+      state: anthropicState(this.#stateKey, this.#thinking),
+    };
+    // A text block the server never closed still has its citations.
+    for (const block of this.#blocks.values()) if (block.type === "text") this.#cited(block);
+    if (this.#hosted.size > 0) finish.hosted = [...this.#hosted.values()];
+    if (this.#sources.length > 0) finish.sources = this.#sources;
+    events.push(finish);
     return events;
   }
+}
+
+/** A web search citation of a text block (`web_search_result_location`), as url and title. */
+function webCitation(citation: Wire): { url: string; title?: string }[] {
+  if (citation.type !== "web_search_result_location" || typeof citation.url !== "string") {
+    return [];
+  }
+  return [
+    typeof citation.title === "string" && citation.title
+      ? { url: citation.url, title: citation.title }
+      : { url: citation.url },
+  ];
 }
 
 function text(delta: unknown, type: "text" | "reasoning"): ProviderEvent[] {

@@ -13,8 +13,9 @@ import type {
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { NO_SDK_TIMEOUT_MS, resolveGatewayInfo } from "./http_options.ts";
 import { resolveApiKey } from "./api_key.ts";
+import { checkHostedTools, type HostedTool, type HostedToolsOption } from "./hosted_tools.ts";
 import { capturingFetch } from "./http_capture.ts";
-import { renderAnthropicRequest } from "./anthropic_request.ts";
+import { DEFAULT_MAX_TOKENS, renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
@@ -24,7 +25,7 @@ import { FloretError } from "../../src/errors.ts";
 import { optionalPeer } from "../../src/optional_peer.ts";
 
 /** Options of {@link anthropicMessages}. */
-export type AnthropicMessagesOptions = HttpGatewayOptions & {
+export type AnthropicMessagesOptions = HttpGatewayOptions & HostedToolsOption & {
   /** Output budget when the request sets none (the API requires one); default: capabilities, then 4096. */
   maxTokens?: number | undefined;
 };
@@ -51,7 +52,10 @@ function anthropicErrors(sdk: typeof import("@anthropic-ai/sdk")): SdkErrorTypes
  * Creates a gateway for Anthropic Messages. Streams text, tool use and
  * thinking; signed thinking blocks come back in `finish.state` and are
  * replayed from the assistant message's `state`. Enable thinking with
- * `extraBody: { thinking: { type: "adaptive" } }`.
+ * `extraBody: { thinking: { type: "adaptive" } }`. With `hostedTools: [{ type:
+ * "web_search", maxUses: 3 }]` Claude may search the web on Anthropic's side:
+ * each search is a tool item with `tool.hosted: true` and its query, and the
+ * text's web citations become `sources` on the assistant item.
  *
  * @example
  * ```ts
@@ -77,9 +81,10 @@ export function anthropicMessages(input: AnthropicMessagesOptions): Gateway {
       `Gateway maxTokens must be a positive integer: ${options.maxTokens}`,
     );
   }
+  const hosted = checkHostedTools(options.hostedTools);
   return {
     info,
-    stream: (request, { signal }) => streamMessages(options, info, request, signal),
+    stream: (request, { signal }) => streamMessages(options, info, request, signal, hosted),
   };
 }
 
@@ -88,12 +93,16 @@ async function* streamMessages(
   info: GatewayInfo,
   request: ProviderRequest,
   signal: AbortSignal,
+  hosted: HostedTool[],
 ): AsyncGenerator<ProviderEvent, void, undefined> {
   const body = renderAnthropicRequest(request, {
+    hostedTools: hosted,
     model: info.model,
     stateKey: info.stateKey,
     capabilities: info.capabilities,
-    maxTokens: options.maxTokens,
+    // The default budget follows what the host declared, not the catalog's
+    // cap: a 128K default would reserve rate limit on every request.
+    maxTokens: options.maxTokens ?? options.capabilities?.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
     extraBody: options.extraBody,
     promptCache: options.promptCache,
   });

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { HostedTool } from "./hosted_tools.ts";
 import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/provider/gateway.ts";
 import { userImages } from "./user_images.ts";
 import { thinkingToReplay } from "./anthropic_state.ts";
@@ -51,13 +52,18 @@ export interface AnthropicWireRequest {
   system?: string | { type: "text"; text: string; cache_control?: CacheControl }[];
   /** The conversation, roles alternating. */
   messages: AnthropicWireMessage[];
-  /** Tools. */
-  tools?: {
+  /** Tools: the host's, then the server tools (web search). */
+  tools?: ({
     name: string;
     description: string;
     input_schema: Record<string, unknown>;
     cache_control?: CacheControl;
-  }[];
+  } | {
+    type: "web_search_20250305";
+    name: "web_search";
+    max_uses?: number;
+    cache_control?: CacheControl;
+  })[];
   /** Always streamed. */
   stream: true;
   /** Fields from `extraBody` (e.g. `thinking`). */
@@ -78,6 +84,8 @@ export interface AnthropicRenderOptions {
   extraBody?: Record<string, unknown>;
   /** Mark prompt-cache breakpoints (default true). */
   promptCache?: boolean;
+  /** Tools Anthropic runs itself (its web search). */
+  hostedTools?: HostedTool[];
 }
 
 /** The output budget when neither the request, the options nor the capabilities give one. */
@@ -127,6 +135,14 @@ export function renderAnthropicRequest(
       description: tool.description,
       input_schema: tool.inputSchema,
     }));
+  }
+  for (const tool of options.hostedTools ?? []) {
+    const search: NonNullable<AnthropicWireRequest["tools"]>[number] = {
+      type: "web_search_20250305",
+      name: "web_search",
+    };
+    if (tool.maxUses !== undefined) search.max_uses = tool.maxUses;
+    (body.tools ??= []).push(search);
   }
   if (options.promptCache !== false) markCacheBreakpoints(body);
   return body;

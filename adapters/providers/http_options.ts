@@ -5,6 +5,7 @@
  */
 import type { Capabilities, GatewayInfo } from "../../src/provider/gateway.ts";
 import { FloretError } from "../../src/errors.ts";
+import { capabilitiesWithModelInfo } from "../../src/provider/model_catalog.ts";
 
 /**
  * How to reach a provider over HTTP. Every gateway in `@floret/engine/openai`
@@ -98,6 +99,7 @@ export function resolveGatewayInfo(
     provider,
     model: options.model,
     stateKey: options.stateKey ?? `${provider}:${options.model}:${protocol}`,
-    capabilities: { ...options.capabilities },
+    // Missing capabilities come from the offline model catalog; the host's win.
+    capabilities: capabilitiesWithModelInfo(provider, options.model, options.capabilities),
   };
 }

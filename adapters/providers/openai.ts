@@ -14,4 +14,6 @@
 export { openAIChat } from "./openai_chat.ts";
 export type { OpenAIChatOptions } from "./openai_chat.ts";
 export { openAIResponses } from "./openai_responses.ts";
+export type { OpenAIResponsesOptions } from "./openai_responses.ts";
+export type { HostedTool, HostedToolsOption } from "./hosted_tools.ts";
 export type { HttpGatewayOptions } from "./http_options.ts";

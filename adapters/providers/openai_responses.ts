@@ -12,6 +12,7 @@ import type {
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
 import { resolveApiKey } from "./api_key.ts";
+import { checkHostedTools, type HostedTool, type HostedToolsOption } from "./hosted_tools.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderResponsesRequest } from "./openai_responses_request.ts";
@@ -26,7 +27,10 @@ import { untilAborted } from "../../src/tools/until_aborted.ts";
  * (`store: false`); reasoning items come back with encrypted content in
  * `finish.state`, and are replayed from the assistant message's `state`.
  * Reasoning summaries stream as `reasoning` events when asked for, e.g.
- * `extraBody: { reasoning: { effort: "low", summary: "auto" } }`.
+ * `extraBody: { reasoning: { effort: "low", summary: "auto" } }`. With
+ * `hostedTools: [{ type: "web_search" }]` the model may search the web on
+ * OpenAI's side: each search is a tool item with `tool.hosted: true` and its
+ * query, and the answer's `url_citation` annotations become `sources`.
  *
  * @example
  * ```ts
@@ -39,23 +43,34 @@ import { untilAborted } from "../../src/tools/until_aborted.ts";
  * @returns the gateway
  * @throws {FloretError} `invalid_input` for malformed options
  */
-export function openAIResponses(input: HttpGatewayOptions): Gateway {
+export function openAIResponses(input: OpenAIResponsesOptions): Gateway {
   const info = resolveGatewayInfo(input, "openai", "responses");
   const apiKey = resolveApiKey(input.apiKey, "OPENAI_API_KEY", "openAIResponses");
   const options = { ...input, apiKey };
+  const hosted = checkHostedTools(options.hostedTools);
   return {
     info,
-    stream: (request, { signal }) => streamResponses(options, info, request, signal),
+    stream: (request, { signal }) => streamResponses(options, info, request, signal, hosted),
   };
 }
+
+/**
+ * Options of {@link openAIResponses}: the HTTP options, and `hostedTools`
+ * (`[{ type: "web_search" }]` lets the model search the web on OpenAI's side;
+ * its calls show as tool items with `tool.hosted`, its citations as
+ * `sources` on the assistant item).
+ */
+export type OpenAIResponsesOptions = HttpGatewayOptions & HostedToolsOption;
 
 async function* streamResponses(
   options: HttpGatewayOptions,
   info: GatewayInfo,
   request: ProviderRequest,
   signal: AbortSignal,
+  hosted: HostedTool[],
 ): AsyncGenerator<ProviderEvent, void, undefined> {
   const body = renderResponsesRequest(request, {
+    hostedTools: hosted,
     model: info.model,
     stateKey: info.stateKey,
     capabilities: info.capabilities,

@@ -3,12 +3,18 @@
  *
  * @module
  */
-import type { ProviderEvent, Usage } from "../../src/provider/gateway.ts";
+import type {
+  CitedSource,
+  HostedToolCall,
+  ProviderEvent,
+  Usage,
+} from "../../src/provider/gateway.ts";
+import { utf16Offset } from "./hosted_tools.ts";
 import { ProviderError } from "../../src/provider/provider_error.ts";
 import { classifyFailure } from "./failure_class.ts";
 import { streamInterrupted } from "./provider_errors.ts";
 import { replayableReasoning, responsesState } from "./openai_responses_state.ts";
-import type { ReasoningItemWire } from "./openai_responses_state.ts";
+import type { ReplayItemWire } from "./openai_responses_state.ts";
 
 type Wire = Record<string, unknown>;
 
@@ -43,8 +49,15 @@ export function responsesUsage(usage: Wire): Usage {
 /** Stateful parser for one response. */
 export class ResponsesEventParser {
   #calls = new Map<string, CallState>();
-  #reasoning: ReasoningItemWire[] = [];
+  #reasoning: ReplayItemWire[] = [];
   #done = false;
+  // Citations: where each text part starts in the step's text, and its text
+  // so far (annotation indexes count characters of their part).
+  #textLength = 0;
+  #parts = new Map<string, { base: number; text: string }>();
+  #sources: CitedSource[] = [];
+  #cited = new Set<string>();
+  #hosted: HostedToolCall[] = [];
   #stateKey: string;
 
   /** @param stateKey the gateway's state key, stamped into `finish.state` */
@@ -70,7 +83,11 @@ export class ResponsesEventParser {
     switch (wire.type) {
       case "response.output_text.delta":
       case "response.refusal.delta":
+        this.#partText(wire);
         return text(wire.delta, "text");
+      case "response.output_text.annotation.added":
+        this.#cite(wire.item_id, wire.content_index, record(wire.annotation));
+        return [];
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
         return text(wire.delta, "reasoning");
@@ -118,6 +135,18 @@ export class ResponsesEventParser {
   }
 
   #itemDone(item: Wire): ProviderEvent[] {
+    if (item.type === "web_search_call") {
+      this.#hostedSearch(item);
+      return [];
+    }
+    if (item.type === "message" && Array.isArray(item.content)) {
+      item.content.forEach((part: unknown, index: number) => {
+        const annotations = record(part).annotations;
+        if (!Array.isArray(annotations)) return;
+        for (const annotation of annotations) this.#cite(item.id, index, record(annotation));
+      });
+      return [];
+    }
     if (item.type === "reasoning") {
       const replay = replayableReasoning(item);
       if (replay) this.#reasoning.push(replay);
@@ -155,8 +184,75 @@ export class ResponsesEventParser {
         ? "content_filter"
         : "length";
     }
-    events.push({ type: "finish", reason, state: responsesState(this.#stateKey, this.#reasoning) });
+    const finish: ProviderEvent & { type: "finish" } = {
+      type: "finish",
+      reason,
+      state: responsesState(this.#stateKey, this.#reasoning),
+    };
+    if (this.#hosted.length > 0) finish.hosted = this.#hosted;
+    if (this.#sources.length > 0) finish.sources = this.#sources;
+    events.push(finish);
     return events;
+  }
+
+  /** Counts a text delta: where its part starts in the step's text, and the part's text. */
+  #partText(wire: Wire): void {
+    if (typeof wire.delta !== "string") return;
+    const key = `${String(wire.item_id)}:${String(wire.content_index ?? 0)}`;
+    let part = this.#parts.get(key);
+    if (!part) this.#parts.set(key, part = { base: this.#textLength, text: "" });
+    part.text += wire.delta;
+    this.#textLength += wire.delta.length;
+  }
+
+  /** A `url_citation` annotation of a text part, as a source with its range in the step's text. */
+  #cite(itemId: unknown, contentIndex: unknown, annotation: Wire): void {
+    if (annotation.type !== "url_citation" || typeof annotation.url !== "string") return;
+    const source: CitedSource = { url: annotation.url };
+    if (typeof annotation.title === "string" && annotation.title) source.title = annotation.title;
+    const part = this.#parts.get(`${String(itemId)}:${String(contentIndex ?? 0)}`);
+    const start = num(annotation.start_index);
+    const end = num(annotation.end_index);
+    if (part && start !== undefined && end !== undefined && end >= start) {
+      source.start = part.base + utf16Offset(part.text, start);
+      source.end = part.base + utf16Offset(part.text, end);
+    }
+    // The same annotation comes in its own event and again in the finished message.
+    const key = `${source.url}|${source.start}|${source.end}`;
+    if (this.#cited.has(key)) return;
+    this.#cited.add(key);
+    this.#sources.push(source);
+  }
+
+  /** A finished `web_search_call` item: its query, status and any sources it lists. */
+  #hostedSearch(item: Wire): void {
+    if (typeof item.id !== "string" || item.id === "") return;
+    const action = record(item.action);
+    const call: HostedToolCall = {
+      callId: item.id,
+      name: "web_search",
+      status: item.status === "completed" ? "completed" : "error",
+    };
+    const queries = Array.isArray(action.queries)
+      ? action.queries.filter((query): query is string => typeof query === "string")
+      : [];
+    if (typeof action.query === "string") call.query = action.query;
+    else if (queries.length > 0) call.query = queries.join("\n");
+    else if (typeof action.url === "string") call.query = action.url;
+    if (Array.isArray(action.sources)) {
+      call.results = action.sources
+        .map(record)
+        .filter((source) => typeof source.url === "string")
+        .map((source) => ({ url: source.url as string }));
+    }
+    this.#hosted.push(call);
+    // Replayed in its place, so a reasoning item before it keeps its following item.
+    this.#reasoning.push({
+      type: "web_search_call",
+      id: item.id,
+      status: typeof item.status === "string" ? item.status : "completed",
+      action,
+    });
   }
 }
 

@@ -6,13 +6,14 @@
 import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/provider/gateway.ts";
 import { imageDataUrl, userImages } from "./user_images.ts";
 import { reasoningToReplay } from "./openai_responses_state.ts";
-import type { ReasoningItemWire } from "./openai_responses_state.ts";
+import type { HostedTool } from "./hosted_tools.ts";
+import type { ReplayItemWire } from "./openai_responses_state.ts";
 
 /** One input item (the subset this gateway sends). */
 export type ResponsesWireItem =
   | { role: "system" | "assistant"; content: string }
   | { role: "user"; content: string | ResponsesWireUserPart[] }
-  | ReasoningItemWire
+  | ReplayItemWire
   | { type: "function_call"; call_id: string; name: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: string };
 
@@ -27,14 +28,14 @@ export interface ResponsesWireRequest {
   model: string;
   /** The conversation as input items. */
   input: ResponsesWireItem[];
-  /** Function tools. */
-  tools?: {
+  /** Function tools, then hosted tools. */
+  tools?: ({
     type: "function";
     name: string;
     description: string;
     parameters: Record<string, unknown>;
     strict: false;
-  }[];
+  } | { type: "web_search" })[];
   /** Output budget. */
   max_output_tokens?: number;
   /** Always streamed. */
@@ -61,6 +62,8 @@ export interface ResponsesRenderOptions {
   extraBody?: Record<string, unknown>;
   /** Send the request's cache key as `prompt_cache_key` (default true). */
   promptCache?: boolean;
+  /** Tools OpenAI runs itself (its web search). */
+  hostedTools?: HostedTool[];
 }
 
 /**
@@ -91,6 +94,12 @@ export function renderResponsesRequest(
       parameters: tool.inputSchema,
       strict: false,
     }));
+  }
+  if (options.hostedTools?.length) {
+    body.tools = [
+      ...body.tools ?? [],
+      ...options.hostedTools.map((tool) => ({ type: tool.type })),
+    ];
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (options.promptCache !== false && request.cacheKey) body.prompt_cache_key = request.cacheKey;

@@ -18,6 +18,25 @@ export interface ReasoningItemWire {
 }
 
 /**
+ * A hosted web search call as the Responses API returns it and accepts it
+ * back: replayed in its place among the reasoning items, since a reasoning
+ * item must be followed by the item it led to.
+ */
+export interface WebSearchCallWire {
+  /** Always `web_search_call`. */
+  type: "web_search_call";
+  /** The item id (`ws_…`). */
+  id: string;
+  /** How the search ended. */
+  status: string;
+  /** What it did (`{ type: "search", query, … }`). */
+  action: Record<string, unknown>;
+}
+
+/** An output item replayed from state. */
+export type ReplayItemWire = ReasoningItemWire | WebSearchCallWire;
+
+/**
  * JSON-serialisable state for one assistant message. `v` versions the shape;
  * `key` is the gateway's state key, so state from another model or account is
  * ignored even if the engine passes it along.
@@ -29,8 +48,8 @@ export interface ResponsesState {
   protocol: "openai-responses";
   /** The state key of the gateway that produced it. */
   key: string;
-  /** Reasoning items in output order. */
-  reasoning: ReasoningItemWire[];
+  /** Reasoning items in output order, with the hosted search calls between them. */
+  reasoning: ReplayItemWire[];
 }
 
 /**
@@ -43,7 +62,7 @@ export interface ResponsesState {
  */
 export function responsesState(
   key: string,
-  reasoning: ReasoningItemWire[],
+  reasoning: ReplayItemWire[],
 ): ResponsesState | undefined {
   return reasoning.length === 0
     ? undefined
@@ -58,17 +77,19 @@ export function responsesState(
  * @param key this gateway's state key
  * @returns the items to replay, possibly none
  */
-export function reasoningToReplay(state: unknown, key: string): ReasoningItemWire[] {
+export function reasoningToReplay(state: unknown, key: string): ReplayItemWire[] {
   if (typeof state !== "object" || state === null) return [];
   const candidate = state as Partial<ResponsesState>;
   if (candidate.v !== 1 || candidate.protocol !== "openai-responses" || candidate.key !== key) {
     return [];
   }
   if (!Array.isArray(candidate.reasoning)) return [];
-  return candidate.reasoning.filter((item): item is ReasoningItemWire =>
-    typeof item === "object" && item !== null && item.type === "reasoning" &&
-    typeof item.id === "string" && typeof item.encrypted_content === "string" &&
-    Array.isArray(item.summary)
+  return candidate.reasoning.filter((item): item is ReplayItemWire =>
+    typeof item === "object" && item !== null && typeof item.id === "string" &&
+    (item.type === "reasoning"
+      ? typeof item.encrypted_content === "string" && Array.isArray(item.summary)
+      : item.type === "web_search_call" && typeof item.status === "string" &&
+        typeof item.action === "object" && item.action !== null)
   );
 }
 

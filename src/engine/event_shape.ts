@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ProviderEvent, Usage } from "../provider/gateway.ts";
+import type { CitedSource, HostedToolCall, ProviderEvent, Usage } from "../provider/gateway.ts";
 import { ContractViolation } from "./contract_violation.ts";
 
 /**
@@ -31,7 +31,13 @@ export function checkEventFields(event: ProviderEvent): void {
     case "usage":
       return expect(isUsage(event.usage), event.type, "usage");
     case "finish":
-      return expect(typeof event.reason === "string", event.type, "reason");
+      expect(typeof event.reason === "string", event.type, "reason");
+      expect(event.hosted === undefined || isList(event.hosted, isHosted), event.type, "hosted");
+      return expect(
+        event.sources === undefined || isList(event.sources, isSource),
+        event.type,
+        "sources",
+      );
   }
 }
 
@@ -54,4 +60,24 @@ function isUsage(usage: Usage): boolean {
     }
   }
   return true;
+}
+
+function isList<T>(value: unknown, check: (item: T) => boolean): boolean {
+  return Array.isArray(value) &&
+    value.every((item) => typeof item === "object" && item !== null && check(item));
+}
+
+function isHosted(call: HostedToolCall): boolean {
+  return typeof call.callId === "string" && call.callId !== "" && typeof call.name === "string" &&
+    (call.query === undefined || typeof call.query === "string") &&
+    (call.status === "completed" || call.status === "error") &&
+    (call.results === undefined ||
+      isList(call.results, (result: { url: unknown }) => typeof result.url === "string"));
+}
+
+function isSource(source: CitedSource): boolean {
+  return typeof source.url === "string" &&
+    (source.title === undefined || typeof source.title === "string") &&
+    (source.start === undefined || Number.isInteger(source.start)) &&
+    (source.end === undefined || Number.isInteger(source.end));
 }

@@ -268,6 +268,8 @@ async function loop(
     if (output.reasoning) entry.reasoning = output.reasoning;
     if (output.usage) entry.usage = output.usage;
     if (output.state !== undefined) entry.state = output.state;
+    if (output.hosted) entry.hosted = output.hosted;
+    if (output.sources && output.text) entry.sources = output.sources;
 
     if (output.calls.length === 0) {
       if (output.text === "" && output.finish === "stop" && !emptyRetried) {

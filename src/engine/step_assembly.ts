@@ -6,7 +6,13 @@
  *
  * @module
  */
-import type { FinishReason, ProviderEvent, Usage } from "../provider/gateway.ts";
+import type {
+  CitedSource,
+  FinishReason,
+  HostedToolCall,
+  ProviderEvent,
+  Usage,
+} from "../provider/gateway.ts";
 import { ProviderError } from "../provider/provider_error.ts";
 import type { AttemptClock } from "./attempt_clock.ts";
 import type { ReadSink } from "./bounded_reads.ts";
@@ -22,6 +28,10 @@ export interface StepOutput {
   finish: FinishReason;
   usage?: Usage;
   state?: unknown;
+  /** Calls the provider ran itself (hosted search). */
+  hosted?: HostedToolCall[];
+  /** Sources the text cites. */
+  sources?: CitedSource[];
 }
 
 /** Where live deltas go while the attempt streams. */
@@ -111,6 +121,12 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
       case "finish":
         output.finish = event.reason;
         if (event.state !== undefined) output.state = storableState(event.state);
+        if (event.hosted?.length) {
+          output.hosted = event.hosted.slice(0, MAX_HOSTED).map(hostedCall);
+        }
+        if (event.sources?.length) {
+          output.sources = event.sources.slice(0, MAX_SOURCES).map(citedSource);
+        }
         this.finished = true;
         return true;
       default: {
@@ -120,6 +136,53 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
     }
     return false;
   }
+}
+
+// Bounds of what a step keeps of hosted calls and citations: a provider
+// (host code) cannot grow one journal entry without limit through them.
+const MAX_HOSTED = 50;
+const MAX_RESULTS = 50;
+const MAX_SOURCES = 200;
+const MAX_URL = 2_048;
+const MAX_TEXT = 1_000;
+
+/** A hosted call as stored: only the known fields, copied and bounded. */
+function hostedCall(event: HostedToolCall): HostedToolCall {
+  const call: HostedToolCall = {
+    callId: event.callId,
+    name: clip(event.name, 64),
+    status: event.status,
+  };
+  if (event.query !== undefined) call.query = clip(event.query, MAX_TEXT);
+  if (event.results !== undefined) {
+    call.results = event.results.filter((result) => result.url.length <= MAX_URL)
+      .slice(0, MAX_RESULTS)
+      .map(({ url, title, snippet }) => {
+        const result: NonNullable<HostedToolCall["results"]>[number] = { url };
+        if (typeof title === "string") result.title = clip(title, 300);
+        if (typeof snippet === "string") result.snippet = clip(snippet, MAX_TEXT);
+        return result;
+      });
+  }
+  return call;
+}
+
+/** A citation as stored; a range that is not one (negative, reversed) is dropped. */
+function citedSource(event: CitedSource): CitedSource {
+  const source: CitedSource = { url: clip(event.url, MAX_URL) };
+  if (event.title !== undefined) source.title = clip(event.title, 300);
+  const { start, end } = event;
+  if (start !== undefined && end !== undefined && start >= 0 && end >= start) {
+    source.start = start;
+    source.end = end;
+  }
+  return source;
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 /** Provider state is stored with the step: it must be JSON, checked before the commit. */

@@ -7,7 +7,13 @@
  */
 import type { StructuredNote } from "./structured_codec.ts";
 import type { TurnFailureCode } from "../errors.ts";
-import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
+import type {
+  CitedSource,
+  FinishReason,
+  HostedToolCall,
+  ImageAttachment,
+  Usage,
+} from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
 
 /** A user's input as admitted. */
@@ -117,6 +123,10 @@ export interface StepEntry extends EntryBase {
   stateKey: string;
   /** Calls whose side effect may start once this entry is committed. */
   dispatched?: string[];
+  /** Calls the provider ran itself (hosted search): shown as tool items, never dispatched. */
+  hosted?: HostedToolCall[];
+  /** Sources the step's text cites (ranges are UTF-16 offsets into `text`). */
+  sources?: CitedSource[];
 }
 
 /** A question put to the user, as stored (secret answers are never stored). */

@@ -37,6 +37,12 @@ const activity = z.looseObject({
     truncated: z.literal(true).optional(),
   })).optional(),
   omittedRows: num.optional(),
+  web: z.looseObject({
+    operation: str,
+    query: str.optional(),
+    url: str.optional(),
+    results: z.array(z.looseObject({ url: str })).optional(),
+  }).optional(),
 });
 
 /** The schema marker. */
@@ -129,6 +135,19 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       usage: z.record(z.string(), num).optional(),
       stateKey: str.optional(),
       dispatched: z.array(str).optional(),
+      hosted: z.array(z.looseObject({
+        callId: str,
+        name: str,
+        query: str.optional(),
+        status: z.enum(["completed", "error"]),
+        results: z.array(z.looseObject({ url: str })).optional(),
+      })).optional(),
+      sources: z.array(z.looseObject({
+        url: str,
+        title: str.optional(),
+        start: num.optional(),
+        end: num.optional(),
+      })).optional(),
     }),
   ],
   [

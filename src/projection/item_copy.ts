@@ -21,6 +21,7 @@ import { copyTurn } from "./turn_shape.ts";
 export function copyItem(item: ThreadItem): ThreadItem {
   const copy = { ...item };
   if (copy.tool) copy.tool = copyToolPart(copy.tool);
+  if (copy.sources) copy.sources = copy.sources.map((source) => ({ ...source }));
   if (copy.interaction) copy.interaction = copyInteraction(copy.interaction);
   return copy;
 }

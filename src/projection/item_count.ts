@@ -40,6 +40,7 @@ export function itemsMadeBy(entries: readonly (Entry | NewEntry)[]): number {
         if (entry.reasoning) count++;
         if (entry.text) count++;
         for (const call of entry.calls) if (showsToolItem(call)) count++;
+        count += entry.hosted?.length ?? 0;
         break;
       case "interaction_opened":
         // An approval of a call is shown on that call's tool item.

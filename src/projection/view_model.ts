@@ -6,7 +6,8 @@
  * @module
  */
 import { nowIso } from "../journal/now_iso.ts";
-import type { Usage } from "../provider/gateway.ts";
+import type { HostedToolCall, Usage } from "../provider/gateway.ts";
+import type { WebActivity } from "../tools/web_activity.ts";
 import type { ThreadItem, Todo, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
 import type {
   Entry,
@@ -237,6 +238,9 @@ export class ViewModel {
     if (entry.text) {
       this.#settleText(itemIds.assistant(runId, step), "assistant", entry, entry.text);
     } else this.dropLive(runId, step);
+    for (const call of entry.hosted ?? []) {
+      this.#add(hostedToolItem(entry, call), entry.seq);
+    }
     for (const call of entry.calls) {
       if (!showsToolItem(call)) continue;
       const id = itemIds.tool(runId, step, call.callId);
@@ -274,6 +278,9 @@ export class ViewModel {
       createdAt: entry.at,
       text,
     };
+    if (kind === "assistant" && entry.sources?.length) {
+      settled.sources = entry.sources.map((source) => ({ ...source }));
+    }
     const index = this.#itemIndex.get(id);
     if (index === undefined) return this.#add(settled, entry.seq);
     this.#itemSeqs[index] = entry.seq;
@@ -504,4 +511,37 @@ export class ViewModel {
   #emitTurns(): void {
     this.#emit(() => ({ op: "component", name: "turns", value: this.turns.slice() }));
   }
+}
+
+/**
+ * The tool item of a call the provider ran itself: settled as it arrives
+ * (the provider reports it once it ended), its query as the arguments and
+ * its search as typed web activity.
+ */
+function hostedToolItem(entry: StepEntry, call: HostedToolCall): ThreadItem {
+  const tool: NonNullable<ThreadItem["tool"]> = {
+    callId: call.callId,
+    name: call.name,
+    arguments: JSON.stringify(call.query === undefined ? {} : { query: call.query }),
+    status: call.status,
+    hosted: true,
+    startedAt: entry.at,
+    endedAt: entry.at,
+  };
+  const web: WebActivity = { operation: "search" };
+  if (call.query !== undefined) web.query = call.query;
+  if (call.results) web.results = call.results.map((result) => ({ ...result }));
+  tool.activity = {
+    label: call.query === undefined ? "Searched the web" : `Searched: ${call.query}`,
+    web,
+  };
+  return {
+    id: itemIds.tool(entry.runId, entry.step, call.callId),
+    ordinal: 0,
+    kind: "tool",
+    turnId: entry.turnId,
+    runId: entry.runId,
+    createdAt: entry.at,
+    tool,
+  };
 }

@@ -111,6 +111,8 @@ export interface ToolCallView {
   startedAt?: string;
   /** When its result was recorded. */
   endedAt?: string;
+  /** The provider ran this call itself (a hosted search); the engine never dispatched it. */
+  hosted?: boolean;
 }
 
 /** What every item has. */
@@ -127,6 +129,11 @@ export interface ItemBase {
   createdAt: string;
   /** The text may still grow (streaming). */
   live?: boolean;
+  /**
+   * Assistant items only: the sources the text cites (from the provider's
+   * citations); `start`/`end` are UTF-16 offsets into `text`, end exclusive.
+   */
+  sources?: { url: string; title?: string; start?: number; end?: number }[];
 }
 
 /** What a person wrote (a message, or a steer of the running turn). */

@@ -106,6 +106,40 @@ export interface ProviderRequest {
   cacheKey?: string;
 }
 
+/**
+ * A tool the provider ran itself during the response (a hosted web search):
+ * shown as a tool item with `tool.hosted: true`, never dispatched by the
+ * engine and never sent back as a tool call.
+ */
+export interface HostedToolCall {
+  /** The provider's id of the call (`ws_…`, `srvtoolu_…`). */
+  callId: string;
+  /** The hosted tool, e.g. `web_search`. */
+  name: string;
+  /** What it searched for, when the provider said. */
+  query?: string;
+  /** How it ended. */
+  status: "completed" | "error";
+  /** The pages it found, when the provider listed them. */
+  results?: { url: string; title?: string; snippet?: string }[];
+}
+
+/**
+ * A source the assistant text cites (from the provider's citations).
+ * `start` and `end` are UTF-16 offsets into the step's text (the assistant
+ * item's `text`), end exclusive, when the provider placed the citation.
+ */
+export interface CitedSource {
+  /** The cited page. */
+  url: string;
+  /** Its title, when known. */
+  title?: string;
+  /** Where the citing text starts in the assistant text. */
+  start?: number;
+  /** Where it ends (exclusive). */
+  end?: number;
+}
+
 /** A normalised streaming event. Exactly one `finish` ends a successful stream. */
 export type ProviderEvent =
   | { type: "text"; delta: string }
@@ -119,6 +153,10 @@ export type ProviderEvent =
     type: "finish";
     reason: "stop" | "tool_calls" | "length" | "content_filter";
     state?: unknown;
+    /** Calls the provider ran itself during the response (hosted search). */
+    hosted?: HostedToolCall[];
+    /** Citations of the response's text. */
+    sources?: CitedSource[];
   };
 
 /** Describes a gateway: who it talks to and what the model can do. */

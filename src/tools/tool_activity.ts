@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { normaliseWebActivity, type WebActivity } from "./web_activity.ts";
 
 /** One row of activity. */
 export interface ActivityRow {
@@ -28,6 +29,8 @@ export interface ToolActivity {
   rows?: ActivityRow[];
   /** Set by the engine when rows beyond the bound were dropped: how many. */
   omittedRows?: number;
+  /** Typed facts of a web search or page read (`web_search`, hosted searches). */
+  web?: WebActivity;
 }
 
 /** Bounds of activity (characters are UTF-16 code units, cut on a character boundary). */
@@ -57,11 +60,16 @@ export function normaliseActivity(
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { problem: "activity must be an object" };
   }
-  const { label, rows } = value as { label?: unknown; rows?: unknown };
+  const { label, rows, web } = value as { label?: unknown; rows?: unknown; web?: unknown };
   const activity: ToolActivity = {};
   if (label !== undefined) {
     if (typeof label !== "string") return { problem: "activity.label must be a string" };
     activity.label = cut(wellFormed(label), ACTIVITY_LIMITS.label).text;
+  }
+  if (web !== undefined) {
+    const checked = normaliseWebActivity(web);
+    if ("problem" in checked) return checked;
+    activity.web = checked.web;
   }
   if (rows === undefined) return { activity };
   if (!Array.isArray(rows)) return { problem: "activity.rows must be an array" };
