@@ -62,7 +62,6 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
     }
     if (next.done) return true;
     const event = next.value as ProviderEvent;
-    this.#clock.tick();
     if (typeof event !== "object" || event === null) {
       throw streamBroken(`the stream yielded ${describeThrown(event)}`);
     }
@@ -71,11 +70,17 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
     switch (event.type) {
       case "text":
         output.text += event.delta;
-        if (event.delta) this.#hooks.onDelta("assistant", event.delta);
+        if (event.delta) {
+          this.#clock.tick();
+          this.#hooks.onDelta("assistant", event.delta);
+        }
         break;
       case "reasoning":
         output.reasoning += event.delta;
-        if (event.delta) this.#hooks.onDelta("thinking", event.delta);
+        if (event.delta) {
+          this.#clock.tick();
+          this.#hooks.onDelta("thinking", event.delta);
+        }
         break;
       case "tool-call-start": {
         const calls = this.#calls ??= new Map();
@@ -86,6 +91,7 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
             }`,
           );
         }
+        this.#clock.tick();
         const call = { callId: event.callId, name: event.name, arguments: "" };
         calls.set(event.callId, call);
         output.calls.push(call);
@@ -95,12 +101,14 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
         const call = this.#calls?.get(event.callId);
         if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
         call.arguments += event.argumentsDelta;
+        if (event.argumentsDelta) this.#clock.tick();
         break;
       }
       case "tool-call-end":
         if (!this.#calls?.has(event.callId)) {
           throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
         }
+        this.#clock.tick();
         break;
       case "usage":
         // A copy either way; the first usage (most steps' only one) spreads one object, not two.
@@ -109,6 +117,7 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
           : { ...output.usage, ...event.usage };
         break;
       case "finish":
+        this.#clock.tick();
         output.finish = event.reason;
         if (event.state !== undefined) output.state = storableState(event.state);
         this.finished = true;
