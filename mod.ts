@@ -62,6 +62,7 @@ export type {
   ProviderMessage,
   ProviderRequest,
   ProviderTool,
+  ReasoningEffort,
   Usage,
 } from "./src/provider/gateway.ts";
 export { defineTool } from "./src/tools/define_tool.ts";

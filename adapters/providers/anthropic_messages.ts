@@ -13,6 +13,7 @@ import type {
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { NO_SDK_TIMEOUT_MS, resolveGatewayInfo } from "./http_options.ts";
 import { capturingFetch } from "./http_capture.ts";
+import { ANTHROPIC_REASONING_LEVELS, defaultReasoningLevels } from "./reasoning_effort.ts";
 import { renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
@@ -65,6 +66,7 @@ function anthropicErrors(sdk: typeof import("@anthropic-ai/sdk")): SdkErrorTypes
  */
 export function anthropicMessages(options: AnthropicMessagesOptions): Gateway {
   const info = resolveGatewayInfo(options, "anthropic", "messages");
+  defaultReasoningLevels(info.capabilities, ANTHROPIC_REASONING_LEVELS);
   if (
     options.maxTokens !== undefined &&
     !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)

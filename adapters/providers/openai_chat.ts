@@ -11,6 +11,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
+import { defaultReasoningLevels, OPENAI_REASONING_LEVELS } from "./reasoning_effort.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderChatRequest } from "./openai_chat_request.ts";
@@ -44,6 +45,10 @@ export type OpenAIChatOptions = HttpGatewayOptions & {
  */
 export function openAIChat(options: OpenAIChatOptions): Gateway {
   const info = resolveGatewayInfo(options, options?.provider ?? "openai", "chat");
+  // Other servers speaking the protocol: which levels they take is not known.
+  if (info.provider === "openai") {
+    defaultReasoningLevels(info.capabilities, OPENAI_REASONING_LEVELS);
+  }
   return {
     info,
     stream: (request, { signal }) => streamChat(options, info, request, signal),

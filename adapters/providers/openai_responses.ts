@@ -11,6 +11,7 @@ import type {
 } from "../../src/provider/gateway.ts";
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
+import { defaultReasoningLevels, OPENAI_REASONING_LEVELS } from "./reasoning_effort.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderResponsesRequest } from "./openai_responses_request.ts";
@@ -40,6 +41,7 @@ import { untilAborted } from "../../src/tools/until_aborted.ts";
  */
 export function openAIResponses(options: HttpGatewayOptions): Gateway {
   const info = resolveGatewayInfo(options, "openai", "responses");
+  defaultReasoningLevels(info.capabilities, OPENAI_REASONING_LEVELS);
   return {
     info,
     stream: (request, { signal }) => streamResponses(options, info, request, signal),

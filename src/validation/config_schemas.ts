@@ -71,6 +71,8 @@ export interface AgentConfigShape {
   subagentLimits?: { maxDepth?: number; maxLiveChildren?: number };
   todos?: boolean;
   titles?: "host" | "provider";
+  reasoning?: { effort: "minimal" | "low" | "medium" | "high" | "max" };
+  maxRequestBytes?: number;
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -130,6 +132,10 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
   }).optional(),
   todos: z.boolean().optional(),
   titles: z.enum(["host", "provider"]).optional(),
+  reasoning: z.object({
+    effort: z.enum(["minimal", "low", "medium", "high", "max"]),
+  }).optional(),
+  maxRequestBytes: positiveInt.optional(),
 });
 
 /** What `openHost` checks in its options. */
