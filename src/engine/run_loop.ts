@@ -32,6 +32,7 @@ import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
 import { stateKeyOf } from "./request_builder.ts";
+import { requestTooLarge } from "./request_size.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
@@ -209,6 +210,11 @@ async function loop(
     const prepared = preparing instanceof Promise ? await preparing : preparing;
     if (!prepared) return;
     const { request } = prepared;
+    const tooLarge = requestTooLarge(agent, request);
+    if (tooLarge) {
+      await host.endTurn("failed", tooLarge);
+      return;
+    }
     host.progress("model", stepNo, 1);
     const steers = host.steerCount();
     const stepSignal = host.stepSignal();
