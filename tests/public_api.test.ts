@@ -68,11 +68,25 @@ const failureCodes: [ContractFailuresKept, OnlyWave3FailuresAdded] = [true, true
 const floretError: Omit<Contract.FloretError, "code"> & { code: engine.ErrorCode } = new engine
   .FloretError("invalid_input", "x");
 const providerError: Contract.ProviderError = new engine.ProviderError("x", { retry: "never" });
-/** A view whose turns' failure codes are the contract's (the third wave adds `request_too_large`). */
-type WithoutWave3<V extends { turns: { failure?: { code: string } }[] }> = Omit<V, "turns"> & {
+/**
+ * A view with the third wave's additions to two unions set aside: the failure
+ * code `request_too_large` and the tool status `uncertain` (both comments in
+ * the contract's third-wave section, not yet in its unions).
+ */
+type WithoutWave3<
+  V extends {
+    turns: { failure?: { code: string } }[];
+    items: { tool?: { status: string } }[];
+  },
+> = Omit<V, "turns" | "items"> & {
   turns: (Omit<V["turns"][number], "failure"> & {
     failure?: Omit<NonNullable<V["turns"][number]["failure"]>, "code"> & {
       code: Exclude<engine.TurnFailureCode, "request_too_large">;
+    };
+  })[];
+  items: (Omit<V["items"][number], "tool"> & {
+    tool?: Omit<NonNullable<V["items"][number]["tool"]>, "status"> & {
+      status: Exclude<NonNullable<V["items"][number]["tool"]>["status"], "uncertain">;
     };
   })[];
 };

@@ -286,7 +286,7 @@ export class TurnChunks {
       // The AI SDK's own end of a call the user refused.
       this.#toolsDone.add(tool.callId);
       out.push({ type: "tool-output-denied", toolCallId: tool.callId });
-    } else if (["error", "cancelled", "unknown"].includes(tool.status)) {
+    } else if (["error", "cancelled", "unknown", "uncertain"].includes(tool.status)) {
       this.#toolsDone.add(tool.callId);
       out.push({
         type: "tool-output-error",

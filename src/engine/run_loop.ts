@@ -299,7 +299,7 @@ async function loop(
     for (const call of planned) {
       const { record } = call;
       if (
-        record.invalid || record.repeated || record.decision !== "allow" ||
+        !call.tool || record.invalid || record.repeated || record.decision !== "allow" ||
         record.interactionId !== undefined
       ) continue;
       runnable.push(call);

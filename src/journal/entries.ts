@@ -41,7 +41,14 @@ export interface CallRecord {
 }
 
 /** Final status of a tool call. */
-export type ToolOutcomeStatus = "completed" | "error" | "denied" | "cancelled" | "unknown";
+export type ToolOutcomeStatus =
+  | "completed"
+  | "error"
+  | "denied"
+  | "cancelled"
+  | "unknown"
+  /** The tool said its effect may or may not have happened (`effectOutcome: "uncertain"`); the turn goes on. */
+  | "uncertain";
 
 /** A settled tool call, as the model will see it. */
 export interface ToolOutcome {

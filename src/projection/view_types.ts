@@ -21,7 +21,9 @@ export type ToolItemStatus =
   | "error"
   | "denied"
   | "cancelled"
-  | "unknown";
+  | "unknown"
+  /** The tool reported that its effect may or may not have happened; the model was told. */
+  | "uncertain";
 
 /** A pending or resolved approval or question. */
 export interface Interaction {
