@@ -146,6 +146,8 @@ export interface HostOptionsShape {
   leaseTtlMs?: number;
   deferExecution?: boolean;
   onStartup?: (...args: never[]) => unknown;
+  ids?: (...args: never[]) => unknown;
+  clock?: object;
 }
 
 const storeSchema = z.custom<object>(
@@ -165,4 +167,11 @@ export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
   leaseTtlMs: z.number().finite().min(30).optional(),
   deferExecution: z.boolean().optional(),
   onStartup: fn("onStartup").optional(),
+  ids: fn("ids").optional(),
+  clock: z.custom<object>(
+    (value) =>
+      typeof value === "object" && value !== null &&
+      typeof (value as { now?: unknown }).now === "function",
+    { message: "clock must have a now() function" },
+  ).optional(),
 });
