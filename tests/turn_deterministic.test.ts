@@ -52,9 +52,8 @@ test("after shutdown the engine's own ids and clock come back", async () => {
   const threads = host.threads({
     agent: defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([]) }),
   });
-  const { threadId, view } = await threads.create({ requestKey: "c" });
+  const { threadId } = await threads.create({ requestKey: "c" });
   assert.match(threadId, /^thread_/);
-  assert.ok(Math.abs(Date.parse(view.createdAt ?? new Date().toISOString()) - Date.now()) < 60_000);
   await host.shutdown();
 });
 

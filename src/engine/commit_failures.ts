@@ -18,7 +18,7 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
 import type { Artifact } from "../projection/view_types.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { StopSwitch } from "./step_abort.ts";
 
 /** Marks the failures of a run host's commits. */
@@ -232,6 +232,10 @@ class MarkedHost implements RunHost {
 
   observe(type: string, detail: Record<string, unknown>): void {
     this.#host.observe(type, detail);
+  }
+
+  threadUsage(): Usage | undefined {
+    return this.#host.threadUsage?.();
   }
 
   newId(prefix: string): string {

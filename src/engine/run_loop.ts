@@ -17,7 +17,7 @@ import type {
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import {
   observeDispatched,
   observeOpened,
@@ -33,6 +33,8 @@ import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
 import { stateKeyOf } from "./request_builder.ts";
 import { requestTooLarge } from "./request_size.ts";
+import { observeUsage } from "./usage_report.ts";
+import { withoutSupplementalTrace } from "./supplemental_trace.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
@@ -99,6 +101,8 @@ export interface RunHost {
    * `parentEvents`), before a provider request; `false` once the run lost the thread.
    */
   admitChildEvents?(): Promise<boolean>;
+  /** The usage of every turn of the thread, for the `usage` observation's totals. */
+  threadUsage?(): Usage | undefined;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
   observe(type: string, detail: Record<string, unknown>): void;
@@ -251,14 +255,15 @@ async function loop(
       return;
     }
     overflowed = false;
-    if (output.usage && host.observing) {
-      host.observe("usage", {
+    // Told after the step's commit (below), when the usage is in the journal.
+    const usageReport = output.usage && host.observing
+      ? {
         step: stepNo,
         usage: output.usage,
         estimateTokens: prepared.projection.estimate,
         windowTokens: context.windowTokens,
-      });
-    }
+      }
+      : undefined;
 
     const entry: NewStep = {
       kind: "step",
@@ -273,6 +278,8 @@ async function loop(
     if (output.reasoning) entry.reasoning = output.reasoning;
     if (output.usage) entry.usage = output.usage;
     if (output.state !== undefined) entry.state = output.state;
+    // Supplemental context is never stored: nothing measured or continued with it may be.
+    if (host.supplementalContext?.length) withoutSupplementalTrace(entry);
 
     if (output.calls.length === 0) {
       if (output.text === "" && output.finish === "stop" && !emptyRetried) {
@@ -283,9 +290,11 @@ async function loop(
       if (output.finish === "length" && lengthContinuations < MAX_LENGTH_CONTINUATIONS) {
         lengthContinuations++;
         if (!await host.commitStep(entry)) return;
+        if (usageReport) observeUsage(host, usageReport);
         continue;
       }
-      await host.commitStep(entry, { outcome: "completed", steers });
+      const committed = await host.commitStep(entry, { outcome: "completed", steers });
+      if (committed && usageReport) observeUsage(host, usageReport);
       if (host.takeSteered()) continue;
       return;
     }
@@ -307,6 +316,7 @@ async function loop(
     }
     if (dispatched.length > 0) entry.dispatched = dispatched;
     if (!await host.commitStep(entry, undefined, opened)) return;
+    if (usageReport) observeUsage(host, usageReport);
     observeOpened(host, opened);
 
     host.progress("tools", stepNo);

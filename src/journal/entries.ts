@@ -119,6 +119,11 @@ export interface StepEntry extends EntryBase {
   /** Text cut off by a cancel: shown, never sent to the model. */
   partial?: boolean;
   usage?: Usage;
+  /**
+   * The usage measured a request with supplemental context, which is not
+   * stored: it is accounted for, never taken as the history's confirmed size.
+   */
+  unconfirmed?: true;
   /** Opaque provider state, replayed only to a gateway with the same `stateKey`. */
   state?: unknown;
   stateKey: string;

@@ -85,8 +85,9 @@ export interface HostOptions {
   deferExecution?: boolean;
   /**
    * Told each startup phase as it begins, synchronously, before `openHost`
-   * resolves: `migrating` (the store's schema is checked and upgraded) then
-   * `verifying` (unfinished work is looked for and, unless deferred, settled).
+   * resolves: `migrating` only while a store written by an older schema is
+   * upgraded (a fresh or current store never reports it), then `verifying`
+   * (unfinished work is looked for and, unless deferred, settled).
    */
   onStartup?: (phase: StartupPhase) => void;
   /**
@@ -160,7 +161,8 @@ export async function openHost(options: HostOptions): Promise<Host> {
   };
   if (options.ids !== undefined) useIdSource(options.ids);
   if (options.clock !== undefined) useClock(options.clock);
-  phase("migrating");
+  // "migrating" is told only when a migration runs: this engine's store
+  // schema has had none, so a fresh or current store reports "verifying" alone.
   const journal = await Journal.open(options.store);
   phase("verifying");
   const host = new EngineHost(journal, ownership, observe, options.onEvent !== undefined, {

@@ -23,7 +23,8 @@ import type { ObservationEvent } from "../observation/events.ts";
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
+import { sumUsage } from "../engine/usage_report.ts";
 import { hasWork } from "../engine/batch_settlement.ts";
 import type { StopSwitch } from "../engine/step_abort.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -155,6 +156,13 @@ export class ThreadRunHost implements RunHost {
 
   stopRequested(): boolean {
     return this.#run.stopRequested;
+  }
+
+  threadUsage(): Usage {
+    const turns = this.#actor.view.turns;
+    const usages: (Usage | undefined)[] = new Array(turns.length);
+    for (let i = 0; i < turns.length; i++) usages[i] = turns.at(i)?.usage;
+    return sumUsage(usages);
   }
 
   progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
