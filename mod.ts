@@ -50,6 +50,7 @@ export { ProviderError } from "./src/provider/provider_error.ts";
 export type {
   ProviderErrorInit,
   ProviderErrorKind,
+  ProviderFailureEvidence,
   RetryAdvice,
 } from "./src/provider/provider_error.ts";
 export type {

@@ -96,6 +96,11 @@ export class AttemptClock {
     this.timedOut = new ProviderError(`Provider request timed out: ${what}`, {
       retry: "timeout",
       kind: "stream_interrupted",
+      timeoutStage: attemptEnd <= idleEnd
+        ? "attempt"
+        : this.#lastOutput === undefined
+        ? "first_output"
+        : "between_outputs",
     });
     this.#target.abort(this.timedOut);
   }

@@ -34,12 +34,13 @@ import { callProvider, type StepOutput } from "./provider_call.ts";
 import { stateKeyOf } from "./request_builder.ts";
 import { requestTooLarge } from "./request_size.ts";
 import { observeUsage } from "./usage_report.ts";
+import { evidenceOf } from "./failure_evidence.ts";
 import { withoutSupplementalTrace } from "./supplemental_trace.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
 import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
-import type { Artifact } from "../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../projection/view_types.ts";
 import { type BatchContext, runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
 import type { StopSwitch } from "./step_abort.ts";
@@ -82,7 +83,12 @@ export interface RunHost {
   /** Aborts tool handlers; whenever it is aborted, {@link stopRequested} is true. */
   readonly toolSignal: AbortSignal;
   stopRequested(): boolean;
-  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void;
+  progress(
+    phase: "model" | "tools" | "retry_wait",
+    step: number,
+    attempt?: number,
+    detail?: Pick<RunProgress, "request" | "retry">,
+  ): void;
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void;
   dropLive(step: number): void;
   /** With `end`, the step ends the turn unless a steer arrived since `steers` was read. */
@@ -183,7 +189,7 @@ async function loop(
   const context = new ContextGuard(agent, host, ids);
   // Made once per run, not per step: the provider hooks, the interaction opener,
   // the tools' context and their artifact ids.
-  const hooks = new StepHooks(host);
+  const hooks = new StepHooks(host, agent.retry);
   // Fields one by one, not a spread of `ids` (a spread inside a literal copies through the runtime).
   const opener: Opener & { threadId: string } = {
     threadId: ids.threadId,
@@ -219,7 +225,7 @@ async function loop(
       await host.endTurn("failed", tooLarge);
       return;
     }
-    host.progress("model", stepNo, 1);
+    // Progress of attempt 1 (and each later one) is set by the hooks as it starts.
     const steers = host.steerCount();
     const stepSignal = host.stepSignal();
     let output: StepOutput;
@@ -434,6 +440,8 @@ function providerFailure(error: unknown): TurnFailure {
     if (error.kind !== undefined) provider.kind = error.kind;
     if (error.providerCode !== undefined) provider.providerCode = error.providerCode;
     if (error.requestId !== undefined) provider.requestId = error.requestId;
+    const evidence = evidenceOf(error);
+    if (evidence) provider.evidence = evidence;
     return { code: "provider_error", message: error.message, provider };
   }
   return {

@@ -27,6 +27,8 @@ export interface StepOutput {
 /** Where live deltas go while the attempt streams. */
 export interface DeltaHook {
   onDelta(kind: "thinking" | "assistant", delta: string): void;
+  /** Output arrived (what moves the between-outputs clock); for progress. */
+  onOutput?(): void;
 }
 
 /** The output of one attempt, built event by event (a {@link ReadSink} of the stream). */
@@ -46,6 +48,12 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
   constructor(hooks: DeltaHook, clock: AttemptClock) {
     this.#hooks = hooks;
     this.#clock = clock;
+  }
+
+  /** Output arrived: the clock moves on and progress is told. */
+  #output(): void {
+    this.#clock.tick();
+    this.#hooks.onOutput?.();
   }
 
   /**
@@ -71,14 +79,14 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
       case "text":
         output.text += event.delta;
         if (event.delta) {
-          this.#clock.tick();
+          this.#output();
           this.#hooks.onDelta("assistant", event.delta);
         }
         break;
       case "reasoning":
         output.reasoning += event.delta;
         if (event.delta) {
-          this.#clock.tick();
+          this.#output();
           this.#hooks.onDelta("thinking", event.delta);
         }
         break;
@@ -91,7 +99,7 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
             }`,
           );
         }
-        this.#clock.tick();
+        this.#output();
         const call = { callId: event.callId, name: event.name, arguments: "" };
         calls.set(event.callId, call);
         output.calls.push(call);
@@ -101,14 +109,14 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
         const call = this.#calls?.get(event.callId);
         if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
         call.arguments += event.argumentsDelta;
-        if (event.argumentsDelta) this.#clock.tick();
+        if (event.argumentsDelta) this.#output();
         break;
       }
       case "tool-call-end":
         if (!this.#calls?.has(event.callId)) {
           throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
         }
-        this.#clock.tick();
+        this.#output();
         break;
       case "usage":
         // A copy either way; the first usage (most steps' only one) spreads one object, not two.
@@ -117,7 +125,7 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
           : { ...output.usage, ...event.usage };
         break;
       case "finish":
-        this.#clock.tick();
+        this.#output();
         output.finish = event.reason;
         if (event.state !== undefined) output.state = storableState(event.state);
         this.finished = true;

@@ -9,6 +9,7 @@ import type { StructuredNote } from "./structured_codec.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { FinishReason, ImageAttachment, Usage } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
+import type { ProviderFailureEvidence } from "../provider/provider_error.ts";
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
@@ -75,7 +76,14 @@ export interface TurnFailure {
   code: TurnFailureCode;
   message: string;
   /** Provider details for `provider_error` (status, kind, provider code, request id). */
-  provider?: { status?: number; kind?: string; providerCode?: string; requestId?: string };
+  provider?: {
+    status?: number;
+    kind?: string;
+    providerCode?: string;
+    requestId?: string;
+    /** Body (≤ 4 KiB, redacted), causes and timeout stage (engine/failure_evidence.ts). */
+    evidence?: ProviderFailureEvidence;
+  };
 }
 
 /** Fields every entry has. */

@@ -117,6 +117,13 @@ export interface RunProgress {
   step: number;
   phase: "model" | "tools" | "retry_wait";
   attempt?: number;
+  /** The provider attempt in flight (phase `model`): when it started, first and last showed output. */
+  request?: { startedAt: string; firstOutputAt?: string; lastProgressAt: string };
+  /**
+   * The wait before the next attempt (phase `retry_wait`): which attempt comes
+   * next, of how many at most, when, and why the last one failed (its kind).
+   */
+  retry?: { attempt: number; limit: number; nextAttemptAt: string; reason: string };
 }
 
 /**

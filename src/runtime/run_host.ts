@@ -9,7 +9,7 @@
 import { nowIso } from "../journal/now_iso.ts";
 import type { NewCompaction } from "../engine/compaction/compact.ts";
 import type { NewResults, NewStep, RunHost } from "../engine/run_loop.ts";
-import type { Artifact } from "../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../projection/view_types.ts";
 import { newId } from "../identity/ids.ts";
 import type {
   NewEntry,
@@ -165,9 +165,17 @@ export class ThreadRunHost implements RunHost {
     return sumUsage(usages);
   }
 
-  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
+  progress(
+    phase: "model" | "tools" | "retry_wait",
+    step: number,
+    attempt?: number,
+    detail?: Pick<RunProgress, "request" | "retry">,
+  ): void {
     const { turnId, runId } = this.#run;
-    this.#actor.setProgress({ turnId, runId, step, phase, attempt });
+    const progress: RunProgress = { turnId, runId, step, phase, attempt };
+    if (detail?.request) progress.request = detail.request;
+    if (detail?.retry) progress.retry = detail.retry;
+    this.#actor.setProgress(progress);
   }
 
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {
