@@ -35,7 +35,7 @@ const SECRET_PATTERNS: RegExp[] = [
 export function redactEvidence(text: string): string {
   let out = text;
   for (const pattern of SECRET_PATTERNS) {
-    out = out.replace(pattern, (match, ...groups) => {
+    out = out.replace(pattern, (_match, ...groups) => {
       const prefix = typeof groups[0] === "string" && /[:=]/.test(groups[0]) ? groups[0] : "";
       return prefix ? `${prefix}[redacted]` : "[redacted]";
     });
