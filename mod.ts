@@ -50,6 +50,7 @@ export { ProviderError } from "./src/provider/provider_error.ts";
 export type {
   ProviderErrorInit,
   ProviderErrorKind,
+  ProviderFailureEvidence,
   RetryAdvice,
 } from "./src/provider/provider_error.ts";
 export type {
@@ -62,6 +63,7 @@ export type {
   ProviderMessage,
   ProviderRequest,
   ProviderTool,
+  ReasoningEffort,
   Usage,
 } from "./src/provider/gateway.ts";
 export type { CitedSource, HostedToolCall } from "./src/provider/gateway.ts";

@@ -42,6 +42,8 @@ export type TurnFailureCode =
   | "max_steps"
   | "tool_repetition"
   | "model_context_unavailable"
+  /** A request was larger than the agent's `maxRequestBytes`; it was not sent. */
+  | "request_too_large"
   /** Host code or a gateway broke a contract inside a run, or the engine failed (DESIGN §10). */
   | "engine_contract"
   /** Stopped by `host.prepareRestore()` on a restored store; never retryable. */

@@ -61,7 +61,7 @@ describe("deferred execution", () => {
       deferExecution: true,
       onStartup: (phase) => phases.push(phase),
     });
-    assert.deepEqual(phases, ["migrating", "verifying"]);
+    assert.deepEqual(phases, ["verifying"]); // no migration runs (DESIGN §11)
     const { threads, gateway } = serviceOf(host, [{ text: "After activation." }]);
 
     // Reads.
@@ -202,7 +202,7 @@ describe("deferred execution", () => {
     const { store, busy } = await seededStore();
     const phases: string[] = [];
     const host = await openHost({ store, onStartup: (phase) => phases.push(phase) });
-    assert.deepEqual(phases, ["migrating", "verifying"]);
+    assert.deepEqual(phases, ["verifying"]); // no migration runs (DESIGN §11)
     const { threads } = serviceOf(host, []);
     assert.equal((await threads.view(busy)).turns[0].failure?.code, "interrupted");
     await host.activate();

@@ -172,7 +172,7 @@ describe("restore rehearsal on a libSQL file", () => {
         deferExecution: true,
         onStartup: (phase) => phases.push(phase),
       });
-      assert.deepEqual(phases, ["migrating", "verifying"]);
+      assert.deepEqual(phases, ["verifying"]); // no migration runs (DESIGN §11)
       const gateway = scriptedGateway([{ text: "Fresh answer." }]);
       const threads = restored.threads({
         agent: defineAgent({ id: "ops", systemPrompt: "x", gateway, tools: [write, approveMe] }),

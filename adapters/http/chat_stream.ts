@@ -314,7 +314,7 @@ export class TurnChunks {
       this.#toolsDone.add(tool.callId);
       this.#afterTool = true;
       out.push({ type: "tool-output-denied", toolCallId: tool.callId });
-    } else if (["error", "cancelled", "unknown"].includes(tool.status)) {
+    } else if (["error", "cancelled", "unknown", "uncertain"].includes(tool.status)) {
       this.#toolsDone.add(tool.callId);
       this.#afterTool = true;
       out.push({

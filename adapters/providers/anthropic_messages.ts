@@ -15,6 +15,7 @@ import { NO_SDK_TIMEOUT_MS, resolveGatewayInfo } from "./http_options.ts";
 import { resolveApiKey } from "./api_key.ts";
 import { checkHostedTools, type HostedTool, type HostedToolsOption } from "./hosted_tools.ts";
 import { capturingFetch } from "./http_capture.ts";
+import { ANTHROPIC_REASONING_LEVELS, defaultReasoningLevels } from "./reasoning_effort.ts";
 import { DEFAULT_MAX_TOKENS, renderAnthropicRequest } from "./anthropic_request.ts";
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
@@ -70,6 +71,7 @@ function anthropicErrors(sdk: typeof import("@anthropic-ai/sdk")): SdkErrorTypes
  */
 export function anthropicMessages(input: AnthropicMessagesOptions): Gateway {
   const info = resolveGatewayInfo(input, "anthropic", "messages");
+  defaultReasoningLevels(info.capabilities, ANTHROPIC_REASONING_LEVELS);
   const apiKey = resolveApiKey(input.apiKey, "ANTHROPIC_API_KEY", "anthropicMessages");
   const options = { ...input, apiKey };
   if (

@@ -6,6 +6,7 @@
 import type { HostedTool } from "./hosted_tools.ts";
 import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/provider/gateway.ts";
 import { userImages } from "./user_images.ts";
+import { anthropicThinking } from "./reasoning_effort.ts";
 import { thinkingToReplay } from "./anthropic_state.ts";
 import type { ThinkingBlockWire } from "./anthropic_state.ts";
 import { type CacheControl, markCacheBreakpoints } from "./anthropic_cache.ts";
@@ -128,6 +129,15 @@ export function renderAnthropicRequest(
     messages,
     stream: true,
   };
+  if (request.reasoning) {
+    const { thinking, maxTokens } = anthropicThinking(
+      request.reasoning.effort,
+      body.max_tokens,
+      options.capabilities.maxOutputTokens,
+    );
+    body.thinking = thinking;
+    body.max_tokens = maxTokens;
+  }
   if (system.length > 0) body.system = system.join("\n\n");
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({

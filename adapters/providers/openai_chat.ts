@@ -12,6 +12,7 @@ import type {
 import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
 import { resolveApiKey } from "./api_key.ts";
+import { defaultReasoningLevels, OPENAI_REASONING_LEVELS } from "./reasoning_effort.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderChatRequest } from "./openai_chat_request.ts";
@@ -45,6 +46,10 @@ export type OpenAIChatOptions = HttpGatewayOptions & {
  */
 export function openAIChat(input: OpenAIChatOptions): Gateway {
   const info = resolveGatewayInfo(input, input?.provider ?? "openai", "chat");
+  // Other servers speaking the protocol: which levels they take is not known.
+  if (info.provider === "openai") {
+    defaultReasoningLevels(info.capabilities, OPENAI_REASONING_LEVELS);
+  }
   const options = { ...input, apiKey: resolveApiKey(input.apiKey, "OPENAI_API_KEY", "openAIChat") };
   return {
     info,

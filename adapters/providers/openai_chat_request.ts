@@ -5,6 +5,7 @@
  */
 import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/provider/gateway.ts";
 import { imageDataUrl, userImages } from "./user_images.ts";
+import { openAIEffort } from "./reasoning_effort.ts";
 
 /** One message in Chat Completions form (the subset this gateway sends). */
 export type ChatWireMessage =
@@ -95,6 +96,7 @@ export function renderChatRequest(
     if (options.provider === "openai") body.max_completion_tokens = request.maxOutputTokens;
     else body.max_tokens = request.maxOutputTokens;
   }
+  if (request.reasoning) body.reasoning_effort = openAIEffort(request.reasoning.effort);
   // Compatible servers may refuse fields they do not know, so only OpenAI gets the key.
   if (options.provider === "openai" && options.promptCache !== false && request.cacheKey) {
     body.prompt_cache_key = request.cacheKey;

@@ -13,6 +13,7 @@ import type { HttpGatewayOptions } from "./http_options.ts";
 import { resolveGatewayInfo } from "./http_options.ts";
 import { resolveApiKey } from "./api_key.ts";
 import { checkHostedTools, type HostedTool, type HostedToolsOption } from "./hosted_tools.ts";
+import { defaultReasoningLevels, OPENAI_REASONING_LEVELS } from "./reasoning_effort.ts";
 import { loadOpenAISdk } from "./openai_client.ts";
 import { capturingFetch } from "./http_capture.ts";
 import { renderResponsesRequest } from "./openai_responses_request.ts";
@@ -45,6 +46,7 @@ import { untilAborted } from "../../src/tools/until_aborted.ts";
  */
 export function openAIResponses(input: OpenAIResponsesOptions): Gateway {
   const info = resolveGatewayInfo(input, "openai", "responses");
+  defaultReasoningLevels(info.capabilities, OPENAI_REASONING_LEVELS);
   const apiKey = resolveApiKey(input.apiKey, "OPENAI_API_KEY", "openAIResponses");
   const options = { ...input, apiKey };
   const hosted = checkHostedTools(options.hostedTools);

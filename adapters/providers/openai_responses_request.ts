@@ -5,6 +5,7 @@
  */
 import type { Capabilities, ProviderMessage, ProviderRequest } from "../../src/provider/gateway.ts";
 import { imageDataUrl, userImages } from "./user_images.ts";
+import { openAIEffort } from "./reasoning_effort.ts";
 import { reasoningToReplay } from "./openai_responses_state.ts";
 import type { HostedTool } from "./hosted_tools.ts";
 import type { ReplayItemWire } from "./openai_responses_state.ts";
@@ -102,6 +103,14 @@ export function renderResponsesRequest(
     ];
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  if (request.reasoning) {
+    // Kept: other reasoning fields the host set in extraBody (e.g. `summary`).
+    const extra = options.extraBody?.reasoning;
+    body.reasoning = {
+      ...(typeof extra === "object" && extra !== null ? extra : {}),
+      effort: openAIEffort(request.reasoning.effort),
+    };
+  }
   if (options.promptCache !== false && request.cacheKey) body.prompt_cache_key = request.cacheKey;
   return body;
 }

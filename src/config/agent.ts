@@ -6,7 +6,7 @@
 import { FloretError } from "../errors.ts";
 import { agentConfigSchema } from "../validation/config_schemas.ts";
 import { parseInput } from "../validation/parse_input.ts";
-import type { Gateway } from "../provider/gateway.ts";
+import type { Gateway, ReasoningEffort } from "../provider/gateway.ts";
 import type { TokenCounter } from "../context/token_counter.ts";
 import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
 import { askUserTool, todoWriteTool } from "../tools/builtin_tools.ts";
@@ -75,6 +75,18 @@ export interface AgentConfig {
    * the background after the first message is admitted. A host title always wins.
    */
   titles?: "host" | "provider";
+  /**
+   * How hard the model thinks before answering. Each gateway maps the level
+   * to its provider (Chat Completions `reasoning_effort`, Responses
+   * `reasoning.effort`, Anthropic `thinking.budget_tokens`); a level the
+   * gateway's `capabilities.reasoningLevels` does not list is refused here.
+   */
+  reasoning?: { effort: ReasoningEffort };
+  /**
+   * The largest request, in bytes of its JSON, the engine sends: a request
+   * over it fails the turn `request_too_large` before it is dispatched.
+   */
+  maxRequestBytes?: number;
 }
 
 /** Bounds on child threads; each breach is a tool error the model sees. */
@@ -111,6 +123,10 @@ export interface Agent {
   readonly subagentLimits: Required<SubagentLimits>;
   /** How the thread's title is made. */
   readonly titles: "host" | "provider";
+  /** The reasoning effort every request of this agent asks for, when set. */
+  readonly reasoning?: { readonly effort: ReasoningEffort };
+  /** The request size limit in bytes, when set. */
+  readonly maxRequestBytes?: number;
 }
 
 /** The built-in tools of an agent with `subagents`; its own tools may not take these names. */
@@ -196,6 +212,7 @@ export function defineAgent(config: AgentConfig): Agent {
     maxLiveChildren: config.subagentLimits?.maxLiveChildren ??
       DEFAULT_SUBAGENT_LIMITS.maxLiveChildren,
   };
+  checkReasoningLevel(config);
   if (config.askUser !== false) tools.set(askUserTool().name, askUserTool());
   if (config.todos !== false) tools.set(todoWriteTool().name, todoWriteTool());
   const agent: Agent = {
@@ -212,11 +229,37 @@ export function defineAgent(config: AgentConfig): Agent {
     subagentLimits,
     titles,
   };
+  if (config.reasoning) {
+    (agent as { reasoning?: Agent["reasoning"] }).reasoning = Object.freeze({
+      effort: config.reasoning.effort,
+    });
+  }
+  if (config.maxRequestBytes !== undefined) {
+    (agent as { maxRequestBytes?: number }).maxRequestBytes = config.maxRequestBytes;
+  }
   made.add(agent);
   return agent;
 }
 
 const made = new WeakSet<object>();
+
+/**
+ * Refuses a reasoning level the gateway says it cannot send. A gateway that
+ * lists no levels (a hand-written one, an unknown model) passes any level on.
+ */
+function checkReasoningLevel(config: AgentConfig): void {
+  const effort = config.reasoning?.effort;
+  if (effort === undefined) return;
+  const levels = config.gateway.info?.capabilities?.reasoningLevels;
+  if (!Array.isArray(levels) || levels.includes(effort)) return;
+  const { provider, model } = config.gateway.info;
+  throw new FloretError(
+    "invalid_input",
+    `Reasoning effort "${effort}" is not supported by ${provider}/${model}; it supports: ${
+      levels.length > 0 ? levels.join(", ") : "none"
+    }`,
+  );
+}
 
 /**
  * Whether a value is an agent returned by {@link defineAgent}.

@@ -68,7 +68,9 @@ export function budgetOf(agent: Agent): ContextBudget | undefined {
     window,
     threshold,
     hardLimit,
-    summaryCeiling: Math.min(SUMMARY_CEILING_TOKENS, quarter),
+    // Never more than the model can write in one response: a summary request
+    // asking for more is refused by models with small output caps.
+    summaryCeiling: Math.min(SUMMARY_CEILING_TOKENS, quarter, cap ?? Infinity),
     retainedTail: Math.min(RETAINED_TAIL_TOKENS, quarter),
     keptInputs: Math.min(KEPT_INPUT_TOKENS, quarter),
     target: Math.min(COMPACTION_TARGET_TOKENS, threshold),

@@ -45,9 +45,18 @@ export class AttemptClock {
     this.check(this.#started);
   }
 
-  /** An event arrived. */
+  /**
+   * Output arrived (text, reasoning, a tool call's part, the finish). Usage
+   * events, empty deltas and heartbeats are not output and never call this:
+   * a stream that only keeps its connection alive still times out.
+   */
   tick(): void {
+    const first = this.#lastOutput === undefined;
     this.#lastOutput = Date.now();
+    // The first output swaps the first-output deadline for the (often much
+    // shorter) between-outputs one: the shared timer must be re-aimed at it,
+    // or it would only look again when the first-output deadline came.
+    if (first && this.#running) this.check(this.#lastOutput);
   }
 
   /** The attempt ended; no timeout can fire any more. */
@@ -70,11 +79,12 @@ export class AttemptClock {
       : this.#lastOutput + this.#timeouts.betweenOutputsMs;
     const deadline = Math.min(attemptEnd, idleEnd);
     if (now < deadline) {
+      const earlier = deadline < this.due;
       this.due = deadline;
       if (!this.#running) {
         this.#running = true;
         timer.add(this);
-      }
+      } else if (earlier) timer.add(this); // re-arms the shared timer for the nearer deadline
       return;
     }
     const what = attemptEnd <= idleEnd
@@ -86,6 +96,11 @@ export class AttemptClock {
     this.timedOut = new ProviderError(`Provider request timed out: ${what}`, {
       retry: "timeout",
       kind: "stream_interrupted",
+      timeoutStage: attemptEnd <= idleEnd
+        ? "attempt"
+        : this.#lastOutput === undefined
+        ? "first_output"
+        : "between_outputs",
     });
     this.#target.abort(this.timedOut);
   }

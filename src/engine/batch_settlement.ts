@@ -151,7 +151,12 @@ function planApproved(agent: Agent, call: OpenCall): PlannedCall {
   const definition = agent.tools.get(call.name);
   const tool = definition && implementationOf(definition);
   if (!tool) {
-    return { record: { ...record, invalid: `The tool ${call.name} is no longer available.` } };
+    // An ordinary error result the model reads, not an invalid-argument episode.
+    return {
+      record: { ...record, decision: "allow" },
+      failure: `The call to ${call.name} was not run: tool no longer available. ` +
+        `Available tools: ${[...agent.tools.keys()].join(", ") || "none"}.`,
+    };
   }
   let raw: unknown;
   try {

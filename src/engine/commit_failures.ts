@@ -18,8 +18,8 @@ import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
-import type { Artifact } from "../projection/view_types.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import type { Artifact, RunProgress } from "../projection/view_types.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import type { StopSwitch } from "./step_abort.ts";
 
 /** Marks the failures of a run host's commits. */
@@ -182,8 +182,13 @@ class MarkedHost implements RunHost {
     return this.#host.stopRequested();
   }
 
-  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
-    this.#host.progress(phase, step, attempt);
+  progress(
+    phase: "model" | "tools" | "retry_wait",
+    step: number,
+    attempt?: number,
+    detail?: Pick<RunProgress, "request" | "retry">,
+  ): void {
+    this.#host.progress(phase, step, attempt, detail);
   }
 
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {
@@ -233,6 +238,10 @@ class MarkedHost implements RunHost {
 
   observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void {
     this.#host.observe(type, detail);
+  }
+
+  threadUsage(): Usage | undefined {
+    return this.#host.threadUsage?.();
   }
 
   newId(prefix: string): string {

@@ -167,6 +167,7 @@ function tokensAfter(
 /** What a request's fingerprint is computed from, kept on the request until first read. */
 interface FingerprintSource {
   parts: AgentParts;
+  reasoning: Agent["reasoning"];
   listing: Listing;
   maxOutputTokens: number | undefined;
   fingerprint: string | undefined;
@@ -189,7 +190,10 @@ function canonicalOf(source: FingerprintSource): string {
   const { settled, count, tail } = source.listing;
   for (let i = 0; i < count; i++) json += "," + settled[i].json;
   for (const message of tail) json += "," + message.json;
-  return json + `],"tools":${source.parts.toolsJson}}`;
+  json += "]";
+  // Only when set: requests without a reasoning level keep their fingerprints.
+  if (source.reasoning) json += `,"reasoning":${canonicalJson(source.reasoning)}`;
+  return json + `,"tools":${source.parts.toolsJson}}`;
 }
 
 /**
@@ -236,9 +240,16 @@ export function freezeRequest(
       if (secret) messages[i + 1] = secret;
     }
   }
-  const source: FingerprintSource = { parts, listing, maxOutputTokens, fingerprint: undefined };
+  const source: FingerprintSource = {
+    parts,
+    reasoning: agent.reasoning,
+    listing,
+    maxOutputTokens,
+    fingerprint: undefined,
+  };
   const request = { messages, tools: parts.tools } as ProviderRequest;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  if (agent.reasoning) request.reasoning = agent.reasoning;
   request.cacheKey = threadId;
   if (!sha256HexSync) {
     return sha256Hex(canonicalOf(source)).then((fingerprint) => {

@@ -18,7 +18,7 @@ import type {
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
 import {
   observeDispatched,
   observeOpened,
@@ -33,11 +33,15 @@ import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
 import { callProvider, type StepOutput } from "./provider_call.ts";
 import { stateKeyOf } from "./request_builder.ts";
+import { requestTooLarge } from "./request_size.ts";
+import { observeUsage } from "./usage_report.ts";
+import { evidenceOf } from "./failure_evidence.ts";
+import { withoutSupplementalTrace } from "./supplemental_trace.ts";
 import type { NewCompaction } from "./compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
 import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
-import type { Artifact } from "../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../projection/view_types.ts";
 import { type BatchContext, runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
 import type { StopSwitch } from "./step_abort.ts";
@@ -80,7 +84,12 @@ export interface RunHost {
   /** Aborts tool handlers; whenever it is aborted, {@link stopRequested} is true. */
   readonly toolSignal: AbortSignal;
   stopRequested(): boolean;
-  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void;
+  progress(
+    phase: "model" | "tools" | "retry_wait",
+    step: number,
+    attempt?: number,
+    detail?: Pick<RunProgress, "request" | "retry">,
+  ): void;
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void;
   dropLive(step: number): void;
   /** With `end`, the step ends the turn unless a steer arrived since `steers` was read. */
@@ -99,6 +108,8 @@ export interface RunHost {
    * `parentEvents`), before a provider request; `false` once the run lost the thread.
    */
   admitChildEvents?(): Promise<boolean>;
+  /** The usage of every turn of the thread, for the `usage` observation's totals. */
+  threadUsage?(): Usage | undefined;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
   observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void;
@@ -179,7 +190,7 @@ async function loop(
   const context = new ContextGuard(agent, host, ids);
   // Made once per run, not per step: the provider hooks, the interaction opener,
   // the tools' context and their artifact ids.
-  const hooks = new StepHooks(host);
+  const hooks = new StepHooks(host, agent.retry);
   // Fields one by one, not a spread of `ids` (a spread inside a literal copies through the runtime).
   const opener: Opener & { threadId: string } = {
     threadId: ids.threadId,
@@ -210,7 +221,12 @@ async function loop(
     const prepared = preparing instanceof Promise ? await preparing : preparing;
     if (!prepared) return;
     const { request } = prepared;
-    host.progress("model", stepNo, 1);
+    const tooLarge = requestTooLarge(agent, request);
+    if (tooLarge) {
+      await host.endTurn("failed", tooLarge);
+      return;
+    }
+    // Progress of attempt 1 (and each later one) is set by the hooks as it starts.
     const steers = host.steerCount();
     const stepSignal = host.stepSignal();
     let output: StepOutput;
@@ -246,14 +262,15 @@ async function loop(
       return;
     }
     overflowed = false;
-    if (output.usage && host.observing) {
-      host.observe("usage", {
+    // Told after the step's commit (below), when the usage is in the journal.
+    const usageReport = output.usage && host.observing
+      ? {
         step: stepNo,
         usage: output.usage,
         estimateTokens: prepared.projection.estimate,
         windowTokens: context.windowTokens,
-      });
-    }
+      }
+      : undefined;
 
     const entry: NewStep = {
       kind: "step",
@@ -270,6 +287,8 @@ async function loop(
     if (output.state !== undefined) entry.state = output.state;
     if (output.hosted) entry.hosted = output.hosted;
     if (output.sources && output.text) entry.sources = output.sources;
+    // Supplemental context is never stored: nothing measured or continued with it may be.
+    if (host.supplementalContext?.length) withoutSupplementalTrace(entry);
 
     if (output.calls.length === 0) {
       if (output.text === "" && output.finish === "stop" && !emptyRetried) {
@@ -280,9 +299,11 @@ async function loop(
       if (output.finish === "length" && lengthContinuations < MAX_LENGTH_CONTINUATIONS) {
         lengthContinuations++;
         if (!await host.commitStep(entry)) return;
+        if (usageReport) observeUsage(host, usageReport);
         continue;
       }
-      await host.commitStep(entry, { outcome: "completed", steers });
+      const committed = await host.commitStep(entry, { outcome: "completed", steers });
+      if (committed && usageReport) observeUsage(host, usageReport);
       if (host.takeSteered()) continue;
       return;
     }
@@ -296,7 +317,7 @@ async function loop(
     for (const call of planned) {
       const { record } = call;
       if (
-        record.invalid || record.repeated || record.decision !== "allow" ||
+        !call.tool || record.invalid || record.repeated || record.decision !== "allow" ||
         record.interactionId !== undefined
       ) continue;
       runnable.push(call);
@@ -304,6 +325,7 @@ async function loop(
     }
     if (dispatched.length > 0) entry.dispatched = dispatched;
     if (!await host.commitStep(entry, undefined, opened)) return;
+    if (usageReport) observeUsage(host, usageReport);
     observeOpened(host, opened);
 
     host.progress("tools", stepNo);
@@ -421,6 +443,8 @@ function providerFailure(error: unknown): TurnFailure {
     if (error.kind !== undefined) provider.kind = error.kind;
     if (error.providerCode !== undefined) provider.providerCode = error.providerCode;
     if (error.requestId !== undefined) provider.requestId = error.requestId;
+    const evidence = evidenceOf(error);
+    if (evidence) provider.evidence = evidence;
     return { code: "provider_error", message: error.message, provider };
   }
   return {

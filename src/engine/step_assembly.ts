@@ -37,6 +37,8 @@ export interface StepOutput {
 /** Where live deltas go while the attempt streams. */
 export interface DeltaHook {
   onDelta(kind: "thinking" | "assistant", delta: string): void;
+  /** Output arrived (what moves the between-outputs clock); for progress. */
+  onOutput?(): void;
 }
 
 /** The output of one attempt, built event by event (a {@link ReadSink} of the stream). */
@@ -58,6 +60,12 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
     this.#clock = clock;
   }
 
+  /** Output arrived: the clock moves on and progress is told. */
+  #output(): void {
+    this.#clock.tick();
+    this.#hooks.onOutput?.();
+  }
+
   /**
    * Takes one read of the stream.
    *
@@ -72,7 +80,6 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
     }
     if (next.done) return true;
     const event = next.value as ProviderEvent;
-    this.#clock.tick();
     if (typeof event !== "object" || event === null) {
       throw streamBroken(`the stream yielded ${describeThrown(event)}`);
     }
@@ -81,11 +88,17 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
     switch (event.type) {
       case "text":
         output.text += event.delta;
-        if (event.delta) this.#hooks.onDelta("assistant", event.delta);
+        if (event.delta) {
+          this.#output();
+          this.#hooks.onDelta("assistant", event.delta);
+        }
         break;
       case "reasoning":
         output.reasoning += event.delta;
-        if (event.delta) this.#hooks.onDelta("thinking", event.delta);
+        if (event.delta) {
+          this.#output();
+          this.#hooks.onDelta("thinking", event.delta);
+        }
         break;
       case "tool-call-start": {
         const calls = this.#calls ??= new Map();
@@ -96,6 +109,7 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
             }`,
           );
         }
+        this.#output();
         const call = { callId: event.callId, name: event.name, arguments: "" };
         calls.set(event.callId, call);
         output.calls.push(call);
@@ -105,12 +119,14 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
         const call = this.#calls?.get(event.callId);
         if (!call) throw streamBroken(`tool-call-delta for unknown call ${event.callId}`);
         call.arguments += event.argumentsDelta;
+        if (event.argumentsDelta) this.#output();
         break;
       }
       case "tool-call-end":
         if (!this.#calls?.has(event.callId)) {
           throw streamBroken(`tool-call-end for unknown call ${event.callId}`);
         }
+        this.#output();
         break;
       case "usage":
         // A copy either way; the first usage (most steps' only one) spreads one object, not two.
@@ -119,6 +135,7 @@ export class StepAssembly implements ReadSink<ProviderEvent> {
           : { ...output.usage, ...event.usage };
         break;
       case "finish":
+        this.#output();
         output.finish = event.reason;
         if (event.state !== undefined) output.state = storableState(event.state);
         if (event.hosted?.length) {

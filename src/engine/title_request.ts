@@ -45,7 +45,12 @@ export async function requestTitle(
     { role: "system", text: TITLE_INSTRUCTIONS },
     { role: "user", text: Array.from(text).slice(0, TITLE_INPUT_CHARS).join("") },
   ];
-  const body = { messages, tools: [], maxOutputTokens: TITLE_MAX_OUTPUT_TOKENS };
+  const cap = agent.context.modelMaxOutputTokens ??
+    agent.gateway.info?.capabilities?.maxOutputTokens;
+  const maxOutputTokens = cap === undefined
+    ? TITLE_MAX_OUTPUT_TOKENS
+    : Math.min(TITLE_MAX_OUTPUT_TOKENS, cap);
+  const body = { messages, tools: [], maxOutputTokens };
   const request: ProviderRequest = { ...body, fingerprint: await fingerprintOf(body) };
   const limit = new AbortController();
   const timer = setTimeout(

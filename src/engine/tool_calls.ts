@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import type { Agent } from "../config/agent.ts";
-import { canonicalJson } from "../identity/canonical_json.ts";
 import type { CallRecord } from "../journal/entries.ts";
 import { implementationOf, type ToolImplementation } from "../tools/define_tool.ts";
 import { argumentLimitProblem } from "./argument_limits.ts";
@@ -36,16 +35,13 @@ export class RepetitionGuard {
   #last = "";
   #count = 0;
 
-  /** Records a valid call; returns how many times in a row it has now been made. */
-  observe(name: string, input: unknown, rawArguments: string): number {
-    // A transform may have made the input unserialisable; the raw text still identifies the call.
-    let serialised: string;
-    try {
-      serialised = canonicalJson(input);
-    } catch {
-      serialised = rawArguments;
-    }
-    const signature = name + "\u0000" + serialised;
+  /**
+   * Records a call; returns how many times in a row it has now been made.
+   * Calls are compared by the raw argument text the model sent: two calls
+   * that differ only in fields the schema strips are different calls.
+   */
+  observe(name: string, rawArguments: string): number {
+    const signature = name + "\u0000" + rawArguments;
     this.#count = signature === this.#last ? this.#count + 1 : 1;
     this.#last = signature;
     return this.#count;
@@ -78,6 +74,35 @@ interface Planning {
   repetitionExceeded: boolean;
 }
 
+/**
+ * A call to a tool the turn does not have: an ordinary error result listing
+ * the tools it has, not an invalid-argument episode (the model named a tool,
+ * it did not send bad arguments), so it never fails the turn by itself;
+ * repeating it still counts toward the repetition limit.
+ */
+function unavailable(agent: Agent, record: CallRecord, planning: Planning): PlannedCall {
+  const seen = planning.guard.observe(record.name, record.arguments);
+  if (seen >= REPEAT_FAILS) planning.repetitionExceeded = true;
+  if (seen >= REPEAT_REFUSED) {
+    record.repeated = true;
+    return { record };
+  }
+  record.decision = "allow";
+  return { record, failure: unavailableMessage(record.name, agent.tools.keys()) };
+}
+
+/**
+ * What the model reads when it calls a tool it does not have.
+ *
+ * @param name the tool the model called
+ * @param available the names it may call
+ * @returns the error result's text
+ */
+export function unavailableMessage(name: string, available: Iterable<string>): string {
+  const names = [...available].join(", ") || "none";
+  return `Unknown tool "${name}": tool not available. Available tools: ${names}.`;
+}
+
 function planCall(
   agent: Agent,
   call: { callId: string; name: string; arguments: string },
@@ -85,12 +110,7 @@ function planCall(
 ): PlannedCall {
   const record: CallRecord = { callId: call.callId, name: call.name, arguments: call.arguments };
   const definition = agent.tools.get(call.name);
-  if (!definition) {
-    record.invalid = `Unknown tool "${call.name}". Available tools: ${
-      [...agent.tools.keys()].join(", ") || "none"
-    }.`;
-    return { record };
-  }
+  if (!definition) return unavailable(agent, record, planning);
   const tool = implementationOf(definition);
   const tooBig = argumentLimitProblem(call.arguments);
   if (tooBig) {
@@ -126,7 +146,7 @@ function planCall(
     }`;
     return { record, tool };
   }
-  const seen = planning.guard.observe(call.name, parsed.data, call.arguments);
+  const seen = planning.guard.observe(call.name, call.arguments);
   if (seen >= REPEAT_FAILS) planning.repetitionExceeded = true;
   if (seen >= REPEAT_REFUSED) {
     record.repeated = true;

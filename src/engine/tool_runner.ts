@@ -220,7 +220,8 @@ class BatchRun {
     }
     const outcome = outcomeOf(
       record,
-      value.effectOutcome === "uncertain" ? "unknown" : value.isError ? "error" : "completed",
+      // Uncertain even without isError: an effect the tool doubts is never told as done.
+      value.effectOutcome === "uncertain" ? "uncertain" : value.isError ? "error" : "completed",
       value.output,
     );
     if (value.structured !== undefined) {
@@ -229,7 +230,7 @@ class BatchRun {
         // The model is told; an effect the handler reported stays as reported.
         return {
           ...outcome,
-          status: outcome.status === "unknown" ? "unknown" : "error",
+          status: outcome.status === "uncertain" ? "uncertain" : "error",
           output: `The tool's structured result cannot be stored (${stored.message}). ` +
             `Its output was:\n${value.output}`,
         };

@@ -23,6 +23,7 @@ let poolAt = pool.length;
  * @returns the id
  */
 export function newId(prefix: string): string {
+  if (idSource !== undefined) return idSource();
   const now = Date.now();
   if (now > lastTime) {
     lastTime = now;
@@ -39,6 +40,32 @@ export function newId(prefix: string): string {
   for (let i = poolAt; i < poolAt + 8; i++) tail += ALPHABET[pool[i] & 31];
   poolAt += 8;
   return `${prefix}_${timePart}${encodeBase32(sequence, 3)}${tail}`;
+}
+
+/** The host's id source (`openHost({ ids })`), when one is installed. */
+let idSource: (() => string) | undefined;
+
+/**
+ * Makes {@link newId} answer from `source` (for reproducible tests), or
+ * again from the clock and Web Crypto with `undefined`. Every id the engine
+ * allocates in this process comes from the source while it is installed.
+ *
+ * @param source answers a new, unique id (no `:`) on each call
+ */
+export function useIdSource(source: (() => string) | undefined): void {
+  idSource = source === undefined ? undefined : () => checkedId(source());
+}
+
+/** An id from host code: a non-empty string without `:` (item ids are built with it). */
+function checkedId(id: unknown): string {
+  if (typeof id !== "string" || id === "" || id.length > 200 || id.includes(":")) {
+    throw new TypeError(
+      `openHost ids() must return a non-empty string of at most 200 characters without ":": ${
+        String(id).slice(0, 80)
+      }`,
+    );
+  }
+  return id;
 }
 
 function encodeBase32(value: number, width: number): string {

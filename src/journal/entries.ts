@@ -15,6 +15,7 @@ import type {
   Usage,
 } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
+import type { ProviderFailureEvidence } from "../provider/provider_error.ts";
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
@@ -47,7 +48,14 @@ export interface CallRecord {
 }
 
 /** Final status of a tool call. */
-export type ToolOutcomeStatus = "completed" | "error" | "denied" | "cancelled" | "unknown";
+export type ToolOutcomeStatus =
+  | "completed"
+  | "error"
+  | "denied"
+  | "cancelled"
+  | "unknown"
+  /** The tool said its effect may or may not have happened (`effectOutcome: "uncertain"`); the turn goes on. */
+  | "uncertain";
 
 /** A settled tool call, as the model will see it. */
 export interface ToolOutcome {
@@ -74,7 +82,14 @@ export interface TurnFailure {
   code: TurnFailureCode;
   message: string;
   /** Provider details for `provider_error` (status, kind, provider code, request id). */
-  provider?: { status?: number; kind?: string; providerCode?: string; requestId?: string };
+  provider?: {
+    status?: number;
+    kind?: string;
+    providerCode?: string;
+    requestId?: string;
+    /** Body (≤ 4 KiB, redacted), causes and timeout stage (engine/failure_evidence.ts). */
+    evidence?: ProviderFailureEvidence;
+  };
 }
 
 /** Fields every entry has. */
@@ -118,6 +133,11 @@ export interface StepEntry extends EntryBase {
   /** Text cut off by a cancel: shown, never sent to the model. */
   partial?: boolean;
   usage?: Usage;
+  /**
+   * The usage measured a request with supplemental context, which is not
+   * stored: it is accounted for, never taken as the history's confirmed size.
+   */
+  unconfirmed?: true;
   /** Opaque provider state, replayed only to a gateway with the same `stateKey`. */
   state?: unknown;
   stateKey: string;

@@ -7,6 +7,19 @@
  */
 
 let lastMs = Number.NaN;
+/** The host's clock (`openHost({ clock })`), when one is installed. */
+let clock: { now(): number } | undefined;
+
+/**
+ * Makes {@link nowIso} read `source` (for reproducible timestamps), or the
+ * system clock again with `undefined`. Timers and leases keep real time.
+ *
+ * @param source answers the current time in ms since the epoch
+ */
+export function useClock(source: { now(): number } | undefined): void {
+  clock = source;
+  lastMs = Number.NaN;
+}
 let lastText = "";
 
 /**
@@ -15,7 +28,8 @@ let lastText = "";
  * @returns the current time, e.g. `2026-12-01T23:10:00.000Z`
  */
 export function nowIso(): string {
-  const ms = Date.now();
+  let ms = clock === undefined ? Date.now() : clock.now();
+  if (!Number.isFinite(ms)) ms = Date.now(); // a broken test clock never breaks a commit
   if (ms !== lastMs) {
     lastText = new Date(ms).toISOString();
     lastMs = ms;

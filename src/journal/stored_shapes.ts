@@ -162,7 +162,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       results: z.array(z.looseObject({
         callId: str,
         name: str,
-        status: z.enum(["completed", "error", "denied", "cancelled", "unknown"]),
+        status: z.enum(["completed", "error", "denied", "cancelled", "unknown", "uncertain"]),
         output: str,
         artifactId: str.optional(),
         // Any JSON: tool data, or the todo list of `todo_write`.

@@ -14,7 +14,13 @@ import type { ToolEffect } from "../tools/define_tool.ts";
 export type ObservedOutcome = "completed" | "failed" | "cancelled" | "interrupted";
 
 /** How a tool call ended, as `tool.result` reports it. */
-export type ObservedToolStatus = "completed" | "error" | "denied" | "cancelled" | "unknown";
+export type ObservedToolStatus =
+  | "completed"
+  | "error"
+  | "uncertain"
+  | "denied"
+  | "cancelled"
+  | "unknown";
 
 /**
  * The details of each observation, by its `type`. Type literals (not

@@ -53,12 +53,15 @@ export class ContextModel {
   /** Applies one committed entry. */
   apply(entry: Entry): void {
     if (entry.kind === "step" && entry.usage) {
-      this.#confirmed = entry.usage;
+      // A step made with supplemental context measured a request that is not stored.
+      if (!entry.unconfirmed) this.#confirmed = entry.usage;
       this.#add(entry.usage);
     } else if (entry.kind === "compaction_started") {
       (this.#open ??= new Map()).set(entry.operationId, entry);
     } else if (entry.kind === "compaction") {
       this.#open?.delete(entry.operationId);
+      // What was confirmed measured the history before the cut.
+      if (entry.status === "compacted") this.#confirmed = undefined;
       const record = recordOf(entry);
       this.#records.push(record);
       // Only records written by a run: a below-target no-op carries the thread's last

@@ -438,7 +438,7 @@ export class HistoryModel {
       ? undefined
       : new Batch(history, entry.calls.map((call) => call.callId), this.#exchanges.length - 1);
     if (!this.#pushMessage(entry.turnId, batch ?? history)) return;
-    if (entry.usage) this.#confirmed = { usage: entry.usage, seq: entry.seq };
+    if (entry.usage && !entry.unconfirmed) this.#confirmed = { usage: entry.usage, seq: entry.seq };
     if (!batch) return;
     const batches = this.#batches ??= new PairMap();
     for (const call of entry.calls) batches.set(entry.turnId, call.callId, batch);

@@ -21,7 +21,9 @@ export type ToolItemStatus =
   | "error"
   | "denied"
   | "cancelled"
-  | "unknown";
+  | "unknown"
+  /** The tool reported that its effect may or may not have happened; the model was told. */
+  | "uncertain";
 
 /** One question of an input interaction. */
 export interface Question {
@@ -253,6 +255,13 @@ export interface RunProgress {
   phase: "model" | "tools" | "retry_wait";
   /** The attempt number. */
   attempt?: number;
+  /** The provider attempt in flight (phase `model`): when it started, first and last showed output. */
+  request?: { startedAt: string; firstOutputAt?: string; lastProgressAt: string };
+  /**
+   * The wait before the next attempt (phase `retry_wait`): which attempt comes
+   * next, of how many at most, when, and why the last one failed (its kind).
+   */
+  retry?: { attempt: number; limit: number; nextAttemptAt: string; reason: string };
 }
 
 /**

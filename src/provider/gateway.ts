@@ -23,6 +23,21 @@ export interface Usage {
   reasoningTokens?: number;
 }
 
+/**
+ * How hard the model should think before it answers, from least to most.
+ * Each gateway maps a level to its provider's own setting.
+ */
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "max";
+
+/** Every reasoning level, from least to most. */
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = Object.freeze([
+  "minimal",
+  "low",
+  "medium",
+  "high",
+  "max",
+]);
+
 /** What a model can do; unknown fields mean "not known". */
 export interface Capabilities {
   /** Whether the model produces reasoning. */
@@ -33,6 +48,13 @@ export interface Capabilities {
   contextWindowTokens?: number;
   /** The largest output the model may produce in one response. */
   maxOutputTokens?: number;
+  /**
+   * The reasoning levels this gateway can send; an agent asking for another
+   * one is refused at `defineAgent`. Unknown (absent): any level is passed on.
+   */
+  reasoningLevels?: ReasoningEffort[];
+  /** Whether user messages may carry images (the same as `images`, as model tables spell it). */
+  imageInput?: boolean;
 }
 
 /**
@@ -104,6 +126,14 @@ export interface ProviderRequest {
    * fingerprint: the same request with another key is the same request.
    */
   cacheKey?: string;
+  /** The agent's reasoning effort, when it sets one; part of the fingerprint. */
+  reasoning?: { effort: ReasoningEffort };
+  /**
+   * The run's labels (`send({ labels })`), for gateways that route or meter
+   * by them. Never sent to a provider by the built-in gateways, and not part
+   * of the fingerprint.
+   */
+  labels?: Record<string, string>;
 }
 
 /**

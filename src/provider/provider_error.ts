@@ -18,6 +18,19 @@ export type ProviderErrorKind =
   | "stream_interrupted"
   | "unknown";
 
+/**
+ * What a failed turn keeps of its provider failure (`failure.provider.evidence`),
+ * stored with the turn's end so it survives the process.
+ */
+export interface ProviderFailureEvidence {
+  /** The response body, at most 4 KiB of UTF-8, secrets redacted. */
+  body?: string;
+  /** The messages of the failure's causes, outermost first (each bounded, redacted). */
+  causes?: string[];
+  /** Which deadline ended the attempt, for a timeout. */
+  timeoutStage?: "first_output" | "between_outputs" | "attempt";
+}
+
 /** Everything a {@link ProviderError} carries besides its message. */
 export interface ProviderErrorInit {
   /** HTTP status, when there was a response. */
@@ -36,6 +49,8 @@ export interface ProviderErrorInit {
   body?: string;
   /** The underlying failure. */
   cause?: unknown;
+  /** For a timeout the engine's clock raised: which deadline passed. */
+  timeoutStage?: "first_output" | "between_outputs" | "attempt";
 }
 
 /**
@@ -63,6 +78,8 @@ export class ProviderError extends Error {
   readonly requestId?: string;
   /** The response body as received. */
   readonly body?: string;
+  /** For a timeout the engine's clock raised: which deadline passed. */
+  readonly timeoutStage?: "first_output" | "between_outputs" | "attempt";
 
   /**
    * Makes a provider failure; gateways throw these.
@@ -80,5 +97,6 @@ export class ProviderError extends Error {
     this.providerCode = init.providerCode;
     this.requestId = init.requestId;
     this.body = init.body;
+    if (init.timeoutStage !== undefined) this.timeoutStage = init.timeoutStage;
   }
 }

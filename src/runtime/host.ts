@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { nowIso } from "../journal/now_iso.ts";
+import { nowIso, useClock } from "../journal/now_iso.ts";
+import { useIdSource } from "../identity/ids.ts";
 import { type Agent, isAgent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
 import { querySchemas } from "../validation/command_schemas.ts";
@@ -84,10 +85,24 @@ export interface HostOptions {
   deferExecution?: boolean;
   /**
    * Told each startup phase as it begins, synchronously, before `openHost`
-   * resolves: `migrating` (the store's schema is checked and upgraded) then
-   * `verifying` (unfinished work is looked for and, unless deferred, settled).
+   * resolves: `migrating` only while a store written by an older schema is
+   * upgraded (a fresh or current store never reports it), then `verifying`
+   * (unfinished work is looked for and, unless deferred, settled).
    */
   onStartup?: (phase: StartupPhase) => void;
+  /**
+   * Allocates every id the engine makes (threads, turns, runs, interactions…),
+   * for reproducible tests: `sequentialIds(prefix)` from
+   * `@floret/engine/testing`. Each answer must be new, non-empty and free of
+   * `:`. Process-wide while this host is open; leave it unset in production.
+   */
+  ids?: () => string;
+  /**
+   * The time every stored timestamp reads, for reproducible tests:
+   * `manualClock(startIso)` from `@floret/engine/testing`. Timers, leases and
+   * timeouts keep real time. Process-wide while this host is open.
+   */
+  clock?: { now(): number };
 }
 
 /**
@@ -144,12 +159,22 @@ export async function openHost(options: HostOptions): Promise<Host> {
       // A progress callback must not decide whether the store opens.
     }
   };
-  phase("migrating");
+  if (options.ids !== undefined) useIdSource(options.ids);
+  if (options.clock !== undefined) useClock(options.clock);
+  // "migrating" is told only when a migration runs: this engine's store
+  // schema has had none, so a fresh or current store reports "verifying" alone.
   const journal = await Journal.open(options.store);
   phase("verifying");
   const host = new EngineHost(journal, ownership, observe, options.onEvent !== undefined, {
     deferred: deferExecution,
   });
+  if (options.ids !== undefined || options.clock !== undefined) {
+    // Another test in the same process must not inherit this host's ids or time.
+    host.released = () => {
+      if (options.ids !== undefined) useIdSource(undefined);
+      if (options.clock !== undefined) useClock(undefined);
+    };
+  }
   if (!deferExecution) await host.recover();
   return host;
 }
@@ -307,6 +332,9 @@ class EngineHost implements Host {
     return this.#shutdown;
   }
 
+  /** Uninstalls the host's test ids and clock (see `HostOptions.ids`), once shut down. */
+  released: (() => void) | undefined;
+
   async #stop(signal: AbortSignal | undefined): Promise<void> {
     this.#closed = true;
     const actors = this.#actors.all();
@@ -333,6 +361,7 @@ class EngineHost implements Host {
     // settled here (the next host does that), so no status change comes. Woken, it
     // finds the host closed and rejects `host_closed`.
     for (const actor of this.#actors.all()) actor.wakeStatusWaiters();
+    this.released?.();
     await this.#journal.close();
   }
 }

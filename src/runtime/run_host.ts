@@ -9,7 +9,7 @@
 import { nowIso } from "../journal/now_iso.ts";
 import type { NewCompaction } from "../engine/compaction/compact.ts";
 import type { NewResults, NewStep, RunHost } from "../engine/run_loop.ts";
-import type { Artifact } from "../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../projection/view_types.ts";
 import { newId } from "../identity/ids.ts";
 import type {
   NewEntry,
@@ -27,7 +27,8 @@ import type {
 import type { HistoryReader } from "../projection/history_model.ts";
 import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCallsReader } from "../projection/open_calls.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import type { ProviderMessage, Usage } from "../provider/gateway.ts";
+import { sumUsage } from "../engine/usage_report.ts";
 import { hasWork } from "../engine/batch_settlement.ts";
 import type { StopSwitch } from "../engine/step_abort.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -161,9 +162,24 @@ export class ThreadRunHost implements RunHost {
     return this.#run.stopRequested;
   }
 
-  progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
+  threadUsage(): Usage {
+    const turns = this.#actor.view.turns;
+    const usages: (Usage | undefined)[] = new Array(turns.length);
+    for (let i = 0; i < turns.length; i++) usages[i] = turns.at(i)?.usage;
+    return sumUsage(usages);
+  }
+
+  progress(
+    phase: "model" | "tools" | "retry_wait",
+    step: number,
+    attempt?: number,
+    detail?: Pick<RunProgress, "request" | "retry">,
+  ): void {
     const { turnId, runId } = this.#run;
-    this.#actor.setProgress({ turnId, runId, step, phase, attempt });
+    const progress: RunProgress = { turnId, runId, step, phase, attempt };
+    if (detail?.request) progress.request = detail.request;
+    if (detail?.retry) progress.retry = detail.retry;
+    this.#actor.setProgress(progress);
   }
 
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {

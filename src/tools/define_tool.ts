@@ -38,7 +38,12 @@ export interface ToolResult {
   isError?: boolean;
   /** Structured data for the host; the model does not see it. */
   structured?: unknown;
-  /** `uncertain`: the side effect may or may not have happened (settled like a crash: `unknown`). */
+  /**
+   * `uncertain` (with `isError`): the side effect may or may not have happened
+   * (a payment that timed out). The result is committed with tool status
+   * `uncertain`, the model reads it as an error and the turn goes on, so the
+   * model can check before acting again. Retry and replay keep the result.
+   */
   effectOutcome?: "confirmed" | "uncertain";
   /**
    * Ask the user: the thread waits with an "input" interaction, and the

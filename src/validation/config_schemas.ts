@@ -84,6 +84,8 @@ export interface AgentConfigShape {
   subagentLimits?: { maxDepth?: number; maxLiveChildren?: number };
   todos?: boolean;
   titles?: "host" | "provider";
+  reasoning?: { effort: "minimal" | "low" | "medium" | "high" | "max" };
+  maxRequestBytes?: number;
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -143,6 +145,10 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
   }).optional(),
   todos: z.boolean().optional(),
   titles: z.enum(["host", "provider"]).optional(),
+  reasoning: z.object({
+    effort: z.enum(["minimal", "low", "medium", "high", "max"]),
+  }).optional(),
+  maxRequestBytes: positiveInt.optional(),
 });
 
 /** What `openHost` checks in its options. */
@@ -153,6 +159,8 @@ export interface HostOptionsShape {
   leaseTtlMs?: number;
   deferExecution?: boolean;
   onStartup?: (...args: never[]) => unknown;
+  ids?: (...args: never[]) => unknown;
+  clock?: object;
 }
 
 const storeSchema = z.custom<object>(
@@ -172,4 +180,11 @@ export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
   leaseTtlMs: z.number().finite().min(30).optional(),
   deferExecution: z.boolean().optional(),
   onStartup: fn("onStartup").optional(),
+  ids: fn("ids").optional(),
+  clock: z.custom<object>(
+    (value) =>
+      typeof value === "object" && value !== null &&
+      typeof (value as { now?: unknown }).now === "function",
+    { message: "clock must have a now() function" },
+  ).optional(),
 });
