@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { FloretError, type ThreadService } from "@floret/engine";
 import { errorResponse, responseForError } from "./error_response.ts";
 import { type HttpAction, ROUTES } from "./routes.ts";
+import { LONG_WORK_ROUTES } from "./long_work_routes.ts";
 import { PING_INTERVAL_MS } from "./sse_events.ts";
 
 /** The question `authorize` answers for every request to a known route. */
@@ -95,7 +96,7 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   }
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
-  for (const route of ROUTES) {
+  for (const route of [...ROUTES, ...LONG_WORK_ROUTES]) {
     // Turn control only when asked for, and only where the service has the
     // method: otherwise it is an unknown route (404), not a 500.
     if (

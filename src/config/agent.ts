@@ -75,6 +75,12 @@ export interface AgentConfig {
    * the background after the first message is admitted. A host title always wins.
    */
   titles?: "host" | "provider";
+  /**
+   * The built-in `goal` tool and goal reflection: the model keeps one
+   * objective (`view.goal`), reviews it with evidence before it stops and
+   * completes it only after a review. Default off.
+   */
+  goals?: boolean;
 }
 
 /** Bounds on child threads; each breach is a tool error the model sees. */
@@ -111,6 +117,8 @@ export interface Agent {
   readonly subagentLimits: Required<SubagentLimits>;
   /** How the thread's title is made. */
   readonly titles: "host" | "provider";
+  /** Whether the model has the `goal` tool and is asked to reflect on an unreviewed goal. */
+  readonly goals?: boolean;
 }
 
 /** The built-in tools of an agent with `subagents`; its own tools may not take these names. */
@@ -212,6 +220,12 @@ export function defineAgent(config: AgentConfig): Agent {
     subagentLimits,
     titles,
   };
+  if (config.goals === true) {
+    if (tools.has("goal")) {
+      throw new FloretError("invalid_input", "Tool name goal is built in for agents with goals");
+    }
+    Object.assign(agent, { goals: true });
+  }
   made.add(agent);
   return agent;
 }

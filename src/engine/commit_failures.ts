@@ -181,6 +181,14 @@ class MarkedHost implements RunHost {
     return this.#host.stopRequested();
   }
 
+  goalNote(): string | undefined {
+    return this.#host.goalNote?.();
+  }
+
+  goalReflection(): NewEntry | undefined {
+    return this.#host.goalReflection?.();
+  }
+
   progress(phase: "model" | "tools" | "retry_wait", step: number, attempt?: number): void {
     this.#host.progress(phase, step, attempt);
   }

@@ -98,6 +98,13 @@ export interface RunHost {
    * `parentEvents`), before a provider request; `false` once the run lost the thread.
    */
   admitChildEvents?(): Promise<boolean>;
+  /** The thread's goal as the model reads it in each request, when it has one. */
+  goalNote?(): string | undefined;
+  /**
+   * Whether the turn, about to end naturally, should be asked once more to
+   * reflect on its goal; when so, returns the note entry to commit with the step.
+   */
+  goalReflection?(): NewEntry | undefined;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
   observe(type: string, detail: Record<string, unknown>): void;
@@ -161,6 +168,18 @@ export async function runGuarded(
         throw commits.causeOf(endError) ?? endError;
       });
   }
+}
+
+/**
+ * The model loop itself, inside a guarded body: what a compaction turn with
+ * `continueGoal` runs after its checkpoint is installed.
+ */
+export function continueTurn(
+  agent: Agent,
+  host: RunHost,
+  ids: { threadId: string; turnId: string; runId: string },
+): Promise<void> {
+  return loop(agent, host, ids);
 }
 
 async function loop(
@@ -277,6 +296,12 @@ async function loop(
       if (output.finish === "length" && lengthContinuations < MAX_LENGTH_CONTINUATIONS) {
         lengthContinuations++;
         if (!await host.commitStep(entry)) return;
+        continue;
+      }
+      const reflection = agent.goals ? host.goalReflection?.() : undefined;
+      if (reflection !== undefined) {
+        // Goal reflection: the answer stays, a runtime note asks for a review, and the turn goes on.
+        if (!await host.commitStep(entry, undefined, [reflection])) return;
         continue;
       }
       await host.commitStep(entry, { outcome: "completed", steers });

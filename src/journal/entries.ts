@@ -257,6 +257,16 @@ export interface ChildEventsEntry extends EntryBase {
   events: ChildEvent[];
 }
 
+/**
+ * A runtime note the engine adds to the running turn's context (goal
+ * reflection): a user-role message for the model, never a view item.
+ */
+export interface NoteEntry extends EntryBase {
+  kind: "note";
+  runId: string;
+  text: string;
+}
+
 /** Every journal entry. */
 export type Entry =
   | TurnStartedEntry
@@ -269,7 +279,8 @@ export type Entry =
   | ChildEventsEntry
   | InteractionOpenedEntry
   | InteractionResolvedEntry
-  | SteerEntry;
+  | SteerEntry
+  | NoteEntry;
 
 /** An entry before the journal assigns `seq` and `at`. */
 export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
@@ -288,4 +299,5 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "interaction_opened",
   "interaction_resolved",
   "steer",
+  "note",
 ]);

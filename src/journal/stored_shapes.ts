@@ -237,4 +237,5 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
     }),
   ],
   ["steer", z.looseObject({ ...base, steerId: str, text: str })],
+  ["note", z.looseObject({ ...base, runId: str, text: str })],
 ]);

@@ -89,6 +89,7 @@ export class OpenCalls {
       case "compaction":
       case "compaction_started":
       case "child_events":
+      case "note":
       case "interaction_opened":
       case "interaction_resolved":
       case "steer":

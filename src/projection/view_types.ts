@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { Goal } from "../goals/goal_state.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { Usage } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
@@ -148,6 +149,10 @@ export interface ThreadView {
   runProgress?: RunProgress;
   /** Context window figures, when the thread's agent is known to this host. */
   context?: { windowTokens: number; estimateTokens: number; confirmed?: Usage };
+  /** The thread's goal (agents with `goals`, or set by the host). */
+  goal?: Goal;
+  /** A stop requested and not yet settled: the turn ends `cancelled` soon. */
+  stopping?: { mode: "immediate" | "graceful"; requestedAt: string };
   /** Process-local ordering of updates; not a durable cursor. */
   viewVersion: number;
 }
@@ -184,7 +189,9 @@ export type ViewOp =
       | "todos"
       | "titleState"
       | "context"
-      | "restoredInputs";
+      | "restoredInputs"
+      | "goal"
+      | "stopping";
     value: unknown;
   };
 

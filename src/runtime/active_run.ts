@@ -28,6 +28,8 @@ export class ActiveRun {
   readonly agent: Agent;
   /** The operation of a compaction-only turn (manual `compact`), started at its admission. */
   readonly compaction?: string;
+  /** A manual compaction with `continueGoal`: the turn goes on working on the goal afterwards. */
+  continueGoal?: boolean;
   /** Context for this turn's requests only; memory only. */
   readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */

@@ -71,6 +71,7 @@ export interface AgentConfigShape {
   subagentLimits?: { maxDepth?: number; maxLiveChildren?: number };
   todos?: boolean;
   titles?: "host" | "provider";
+  goals?: boolean;
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -130,6 +131,7 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
   }).optional(),
   todos: z.boolean().optional(),
   titles: z.enum(["host", "provider"]).optional(),
+  goals: z.boolean().optional(),
 });
 
 /** What `openHost` checks in its options. */
