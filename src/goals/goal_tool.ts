@@ -53,28 +53,32 @@ async function applyGoalAction(
   input: z.infer<typeof goalInput>,
   context: ToolContext,
 ): Promise<{ output: string; isError?: boolean }> {
-  return await ctx.actors.withActor(context.threadId, (actor) =>
-    retryStale(() => actor.exclusive(async () => {
-      const current = actor.record.goal;
-      if (input.action === "set") {
-        if (input.text === undefined || input.text.trim() === "") {
-          return { output: 'Action "set" needs the goal text.', isError: true };
-        }
-        const goal = goalSet(current, input.text);
-        await commitGoal(actor, goal);
-        return { output: `Goal set (version ${goal.version}).` };
-      }
-      const next = input.action === "review"
-        ? goalReviewed(current, input.evidence ?? "", context.turnId, nowIso())
-        : goalCompleted(current, context.turnId);
-      if (typeof next === "string") return { output: next, isError: true };
-      await commitGoal(actor, next);
-      return {
-        output: input.action === "review"
-          ? `Review recorded for goal version ${next.version}.`
-          : `Goal completed (version ${next.version}).`,
-      };
-    }))
+  return await ctx.actors.withActor(
+    context.threadId,
+    (actor) =>
+      retryStale(() =>
+        actor.exclusive(async () => {
+          const current = actor.record.goal;
+          if (input.action === "set") {
+            if (input.text === undefined || input.text.trim() === "") {
+              return { output: 'Action "set" needs the goal text.', isError: true };
+            }
+            const goal = goalSet(current, input.text);
+            await commitGoal(actor, goal);
+            return { output: `Goal set (version ${goal.version}).` };
+          }
+          const next = input.action === "review"
+            ? goalReviewed(current, input.evidence ?? "", context.turnId, nowIso())
+            : goalCompleted(current, context.turnId);
+          if (typeof next === "string") return { output: next, isError: true };
+          await commitGoal(actor, next);
+          return {
+            output: input.action === "review"
+              ? `Review recorded for goal version ${next.version}.`
+              : `Goal completed (version ${next.version}).`,
+          };
+        })
+      ),
   );
 }
 

@@ -123,8 +123,14 @@ export interface StepEntry extends EntryBase {
 export interface StoredQuestion {
   id: string;
   prompt: string;
-  options?: string[];
+  /** Values, or values with a description (see tools/question_shape.ts). */
+  options?: (string | { value: string; description?: string })[];
   secret?: boolean;
+  header?: string;
+  placeholder?: string;
+  reason?: string;
+  /** Only listed options are accepted (default true when options are given). */
+  exhaustive?: boolean;
 }
 
 /** A durable approval or question, opened in the same commit as the step or result that needs it. */

@@ -142,7 +142,9 @@ function publicQuestion(
   question: NonNullable<Interaction["questions"]>[number],
 ): NonNullable<Interaction["questions"]>[number] {
   const copy = { ...question };
-  if (copy.options) copy.options = copy.options.slice();
+  if (copy.options) {
+    copy.options = copy.options.map((entry) => typeof entry === "string" ? entry : { ...entry });
+  }
   return copy;
 }
 

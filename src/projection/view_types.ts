@@ -4,6 +4,7 @@
  * @module
  */
 import type { Goal } from "../goals/goal_state.ts";
+import type { Question } from "../tools/question_shape.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { Usage } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
@@ -32,7 +33,7 @@ export interface Interaction {
   turnId: string;
   callId?: string;
   toolName?: string;
-  questions?: { id: string; prompt: string; secret?: boolean; options?: string[] }[];
+  questions?: Question[];
   /** How it was resolved; secret answers appear only as question ids in `redacted`. */
   resolution?: {
     decision?: "approve" | "deny";

@@ -11,7 +11,9 @@ import type { ThreadView } from "../projection/view_types.ts";
 /** The long-work methods of `host.threads()` (and of `threadClient`). */
 export interface ThreadServiceWave3 {
   /** Sets the goal (a new version, active) without starting work; the next request sees it. */
-  setGoal(input: { threadId: string; requestKey: string; text: string }): Promise<{ view: ThreadView }>;
+  setGoal(
+    input: { threadId: string; requestKey: string; text: string },
+  ): Promise<{ view: ThreadView }>;
   /** Removes the goal without starting or stopping work. */
   deleteGoal(input: { threadId: string; requestKey: string }): Promise<{ view: ThreadView }>;
   /** Sets the goal; on an idle thread also admits `text` as a user turn in the same commit. */

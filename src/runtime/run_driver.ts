@@ -6,7 +6,7 @@
  * @module
  */
 import { runCompactionTurn } from "../engine/compaction/manual_run.ts";
-import { continueTurn, type RunHost, runGuarded, runTurn } from "../engine/run_loop.ts";
+import { continueTurn, runGuarded, type RunHost, runTurn } from "../engine/run_loop.ts";
 import type { Agent } from "../config/agent.ts";
 import { CONTINUE_NOTE } from "../goals/goal_state.ts";
 import type { ActiveRun } from "./active_run.ts";
@@ -46,7 +46,12 @@ function goalContinuation(
   ids: { threadId: string; turnId: string; runId: string },
 ): (host: RunHost) => Promise<void> {
   return async (host) => {
-    const note = { kind: "note" as const, turnId: ids.turnId, runId: ids.runId, text: CONTINUE_NOTE };
+    const note = {
+      kind: "note" as const,
+      turnId: ids.turnId,
+      runId: ids.runId,
+      text: CONTINUE_NOTE,
+    };
     if (!await host.commitEntries([note], [])) return;
     await continueTurn(agent, host, ids);
   };

@@ -54,7 +54,9 @@ export async function listParentEvents(
   facts.sort(byAge);
   const page = facts.slice(from, from + limit).map(publicEvent);
   const next = from + page.length;
-  return next < facts.length ? { events: page, cursor: `${CURSOR_PREFIX}${next}` } : { events: page };
+  return next < facts.length
+    ? { events: page, cursor: `${CURSOR_PREFIX}${next}` }
+    : { events: page };
 }
 
 function publicEvent(fact: ChildFact): ParentEvent {

@@ -106,7 +106,8 @@ export function factsOf(view: ThreadView): ChildFact[] {
     const preview = turn === latest && view.status === "idle" ? childPreview(view) : undefined;
     if (preview !== undefined) {
       found.preview = preview;
-      text += `\nReport preview:\n${preview}\n(Read the full report with wait_agents or inspect_agent.)`;
+      text +=
+        `\nReport preview:\n${preview}\n(Read the full report with wait_agents or inspect_agent.)`;
     }
     found.event.text = boundUtf8(text, MAX_EVENT_MESSAGE_BYTES);
     facts.push(found);

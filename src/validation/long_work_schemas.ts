@@ -13,7 +13,10 @@ import { isWellFormed } from "./parse_input.ts";
 
 const engineId = z.string().min(1).max(256).refine(isWellFormed, "Id has a lone surrogate");
 const threadKey = { threadId: threadIdSchema, requestKey: requestKeySchema };
-const goalText = z.string().max(MAX_GOAL_TEXT).refine((text) => text.trim() !== "", "Goal text is empty")
+const goalText = z.string().max(MAX_GOAL_TEXT).refine(
+  (text) => text.trim() !== "",
+  "Goal text is empty",
+)
   .refine(isWellFormed, "Text has a lone surrogate");
 
 /** `setGoal` and `submitGoal` input. */
