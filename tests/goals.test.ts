@@ -264,3 +264,69 @@ test("defineAgent refuses a host tool named goal when goals are on", async () =>
     (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
   );
 });
+
+test("over HTTP: PUT/DELETE /goal and submit through threadClient; compact continueGoal in process", async () => {
+  const { overHttp } = await import("./support/over_http.ts");
+  const e = await engine([{ text: "working on it" }], { agent: { goals: true } });
+  try {
+    const remote = overHttp(e.threads);
+    const set = await remote.setGoal({
+      threadId: e.threadId,
+      requestKey: "h1",
+      text: "Over the wire",
+    });
+    assert.deepEqual(set.view.goal, { text: "Over the wire", status: "active", version: 1 });
+    const deleted = await remote.deleteGoal({ threadId: e.threadId, requestKey: "h2" });
+    assert.equal(deleted.view.goal, undefined);
+    const submitted = await remote.submitGoal({
+      threadId: e.threadId,
+      requestKey: "h3",
+      text: "Submitted goal",
+    });
+    assert.ok(submitted.turnId);
+    assert.equal(submitted.view.goal?.version, 1);
+    await assert.rejects(
+      remote.setGoal({ threadId: e.threadId, requestKey: "h4", text: "" }),
+      (error: unknown) => error instanceof FloretError && error.code === "invalid_input",
+    );
+  } finally {
+    await e.host.shutdown();
+  }
+});
+
+test("compact({ continueGoal: true }) keeps working on the active goal in the same turn", async () => {
+  const e = await engine([
+    { text: "first answer" },
+    goalCall({ action: "review", evidence: "all checked" }),
+    { text: "continued work" },
+  ], { agent: { goals: true, context: { windowTokens: 100_000 } } });
+  try {
+    await sendAndWait(e, "start");
+    await local(e).setGoal({ threadId: e.threadId, requestKey: "g", text: "Finish the audit" });
+    const before = (await e.threads.view(e.threadId)).turns.length;
+    // Below the target there is nothing to compact: the goal's work still goes on.
+    const result = await local(e).compact({
+      threadId: e.threadId,
+      requestKey: "c",
+      continueGoal: true,
+    });
+    assert.equal(result.outcome, "noop");
+    const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
+    assert.equal(view.turns.length, before + 1);
+    assert.deepEqual(view.turns.at(-1)?.failure, undefined);
+    assert.equal(view.turns.at(-1)?.outcome, "completed");
+    assert.equal(view.goal?.review?.evidence, "all checked");
+    assert.match(allText(e.gateway.requests.at(-2)!), /Continue working on the active thread goal/);
+    // Without an active goal, continueGoal is a plain compaction.
+    await local(e).deleteGoal({ threadId: e.threadId, requestKey: "d" });
+    const plain = await local(e).compact({
+      threadId: e.threadId,
+      requestKey: "c2",
+      continueGoal: true,
+    });
+    assert.equal(plain.outcome, "noop");
+    assert.equal((await e.threads.view(e.threadId)).turns.length, before + 1);
+  } finally {
+    await e.host.shutdown();
+  }
+});

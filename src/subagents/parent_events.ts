@@ -12,8 +12,8 @@ import type { ChildEvent } from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
 import type { ServiceContext } from "../runtime/service_context.ts";
 import type { ThreadView } from "../projection/view_types.ts";
-import { childPreview } from "./child_status.ts";
-import { boundUtf8 } from "./bounds.ts";
+import { childReport } from "./child_status.ts";
+import { boundUtf8, MAX_PREVIEW_BYTES } from "./bounds.ts";
 
 /** Children remembered as having nothing new, per service, before the memo starts again. */
 const MAX_QUIET = 10_000;
@@ -103,11 +103,13 @@ export function factsOf(view: ThreadView): ChildFact[] {
       text += ` (${turn.failure.code})`;
     }
     // Only the latest turn's report is the child's report now.
-    const preview = turn === latest && view.status === "idle" ? childPreview(view) : undefined;
+    const report = turn === latest && view.status === "idle" ? childReport(view) : undefined;
+    const preview = report === undefined ? undefined : boundUtf8(report, MAX_PREVIEW_BYTES);
     if (preview !== undefined) {
       found.preview = preview;
-      text +=
-        `\nReport preview:\n${preview}\n(Read the full report with wait_agents or inspect_agent.)`;
+      text += `\nReport:\n${preview}`;
+      // The rest stays with the child: the model asks for it when it needs it.
+      if (preview !== report) text += "\n(Read the full report with wait_agents or inspect_agent.)";
     }
     found.event.text = boundUtf8(text, MAX_EVENT_MESSAGE_BYTES);
     facts.push(found);
