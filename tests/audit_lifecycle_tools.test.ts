@@ -286,13 +286,14 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
   );
 
   test(
-    "a steer during a tool call leaves the tool's signal alone; the steer joins the next request",
+    "a steer during a write call leaves the tool's signal alone; the steer joins the next request",
     TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const held = heldCalls();
+        // A write: the third wave ends `read`/`none` calls on a steer (steer_tools.test.ts).
         const { host, threads, threadId, gateway } = await open([holdCall(), { text: "steered" }], [
-          holdTool(held),
+          holdTool(held, "write"),
         ]);
         try {
           await sendGo(threads, threadId);

@@ -181,6 +181,10 @@ class MarkedHost implements RunHost {
     return this.#host.stopRequested();
   }
 
+  toolSteerSignal(): AbortSignal | undefined {
+    return this.#host.toolSteerSignal?.();
+  }
+
   goalNote(): string | undefined {
     return this.#host.goalNote?.();
   }

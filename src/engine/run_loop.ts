@@ -98,6 +98,8 @@ export interface RunHost {
    * `parentEvents`), before a provider request; `false` once the run lost the thread.
    */
   admitChildEvents?(): Promise<boolean>;
+  /** A signal for the next tool batch that a steer aborts (its `read`/`none` calls end). */
+  toolSteerSignal?(): AbortSignal | undefined;
   /** The thread's goal as the model reads it in each request, when it has one. */
   goalNote?(): string | undefined;
   /**
@@ -331,6 +333,7 @@ async function loop(
     host.progress("tools", stepNo);
     // Events (and the clock their durations need) only when someone listens.
     const started = observeDispatched(host, runnable);
+    toolContext.steerSignal = host.toolSteerSignal?.();
     const settling = settledBatch(
       host,
       runBatch(
@@ -417,6 +420,8 @@ class RunToolContext implements BatchContext {
   readonly threadId: string;
   readonly turnId: string;
   readonly runId: string;
+  /** Aborted by a steer during the batch (see tool_runner's steered calls). */
+  steerSignal: AbortSignal | undefined;
   readonly #host: RunHost;
 
   constructor(ids: { threadId: string; turnId: string; runId: string }, host: RunHost) {

@@ -160,6 +160,17 @@ export class ActiveRun {
   steer(): void {
     this.#steers++;
     this.#stepAbort?.abort(new DOMException("Steered", "AbortError"));
+    // A steer also ends the `read`/`none` calls of the batch in flight (DESIGN §11).
+    this.#toolSteer?.abort(new DOMException("Steered", "AbortError"));
+    this.#toolSteer = undefined;
+  }
+
+  #toolSteer: AbortController | undefined;
+
+  /** A signal for the next tool batch that aborts when a steer arrives. */
+  toolSteerSignal(): AbortSignal {
+    this.#toolSteer = new AbortController();
+    return this.#toolSteer.signal;
   }
 
   /**

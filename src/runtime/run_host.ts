@@ -110,6 +110,10 @@ export class ThreadRunHost implements RunHost {
     return this.#actor.openCalls;
   }
 
+  toolSteerSignal(): AbortSignal {
+    return this.#run.toolSteerSignal();
+  }
+
   goalNote(): string | undefined {
     const goal = this.#actor.record.goal;
     return goal ? goalNoteText(goal) : undefined;
