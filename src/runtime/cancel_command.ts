@@ -21,7 +21,7 @@ import { observeEnded } from "./observe_ended.ts";
 export const GRACEFUL_TOOL_WINDOW_MS = GRACEFUL_WINDOW_MS;
 
 /** Cancels the thread's running turn. */
-export async function cancel(
+export function cancel(
   ctx: ServiceContext,
   command: {
     threadId: string;
