@@ -26,9 +26,7 @@ export const askUserInput: z.ZodType<{ questions: Question[] }> = z.object({
 const askUser: ToolDefinition = defineTool({
   name: ASK_USER_TOOL,
   description: "Ask the user one or more questions and wait for the answers. Use `options` " +
-    "(values, or { value, description }) when the answer must be one of a few choices; " +
-    "`exhaustive: false` makes them suggestions and accepts free text. `header`, " +
-    "`placeholder` and `reason` help the user answer. Use `secret: true` for passwords or keys " +
+    "when the answer must be one of a few choices, and `secret: true` for passwords or keys " +
     "(secret answers are never stored).",
   input: askUserInput,
   execute: () => {
