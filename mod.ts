@@ -100,6 +100,10 @@ export type {
   ThreadServiceWave2,
 } from "./src/runtime/thread_service.ts";
 export type { UserInput } from "./src/runtime/user_input.ts";
+// Long work (DESIGN §11): goals, queue steering, children's facts.
+export type { ThreadServiceWave3 } from "./src/runtime/long_work_service.ts";
+export type { Goal } from "./src/goals/goal_state.ts";
+export type { ParentEvent } from "./src/subagents/parent_event_list.ts";
 export type { CompactResult } from "./src/runtime/compaction_command.ts";
 export type { CompactionRecord } from "./src/projection/context_model.ts";
 export type {

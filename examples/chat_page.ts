@@ -66,6 +66,10 @@ export function chatPage(apiBase: string): string {
   </form>
 </main>
 <aside>
+  <h2>Goal</h2>
+  <div id="goal"></div>
+  <button type="button" id="set-goal">Set goal</button>
+  <button type="button" id="submit-goal">Work on a goal</button>
   <h2>Todos</h2>
   <ul id="todos"></ul>
   <h2>Queued</h2>
@@ -140,7 +144,9 @@ let shownQueue = "";
 
 function render() {
   document.getElementById("status").textContent =
-    view.status + (view.queue.length ? " · " + view.queue.length + " queued" : "");
+    view.status + (view.stopping ? " · stopping (" + view.stopping.mode + ")" : "") +
+    (view.queue.length ? " · " + view.queue.length + " queued" : "");
+  renderGoal();
   document.getElementById("title").textContent = view.title ?? "New conversation";
   document.getElementById("todos").replaceChildren(...(view.todos ?? []).map((todo) =>
     el("li", { className: "todo " + todo.status, textContent: todo.text })
@@ -153,6 +159,8 @@ function render() {
     document.getElementById("queue").replaceChildren(...view.queue.map((queued) =>
       el("div", { className: "queued" }, queued.text + " ",
         el("button", { textContent: "Edit", onclick: () => editQueued(queued) }),
+        // Turn control: the queued message joins the running turn instead of waiting for it.
+        el("button", { textContent: "Steer now", onclick: () => call("POST", here("/queue/" + encodeURIComponent(queued.id) + "/steer"), { expectedText: queued.text }) }),
         el("button", { textContent: "Remove", onclick: () => call("DELETE", here("/queue/" + encodeURIComponent(queued.id))) }))
     ));
   }
@@ -162,6 +170,28 @@ function render() {
 }
 
 const drafts = new Map();
+
+/** The thread goal: its objective, status, version and latest review. */
+function renderGoal() {
+  const goal = view.goal;
+  const box = document.getElementById("goal");
+  if (!goal) {
+    box.replaceChildren(el("p", { className: "goal none", textContent: "No goal" }));
+    return;
+  }
+  box.replaceChildren(el("div", { className: "goal " + goal.status },
+    el("strong", { textContent: goal.text }),
+    el("div", { textContent: goal.status + " · version " + goal.version }),
+    ...(goal.review ? [el("div", { className: "review", textContent: "Review: " + goal.review.evidence })] : []),
+    el("button", { textContent: "Clear", onclick: () => call("DELETE", here("/goal")) })));
+}
+
+/** Sets the goal (without starting work) or submits it (starting a turn when idle). */
+async function editGoal(submit) {
+  if (!threadId) await createThread();
+  const text = prompt(submit ? "Goal to work on" : "Goal", view?.goal?.text ?? "");
+  if (text) await call("PUT", here("/goal"), submit ? { text, submit: true } : { text });
+}
 
 /** Edits a queued message; the server refuses (409) if it changed or started meanwhile. */
 async function editQueued(queued) {
@@ -204,13 +234,27 @@ function renderItem(item) {
     }
     const form = el("form", { className: "ask" });
     for (const q of questions) {
-      const field = q.options
-        ? el("select", { name: q.id }, ...q.options.map((o) => el("option", { value: o, textContent: o })))
-        : el("input", { name: q.id, type: q.secret ? "password" : "text", autocomplete: "off", required: true });
+      // Options are values or { value, description }; exhaustive (the default with options)
+      // means a choice, otherwise they are suggestions for a free-text answer.
+      const options = (q.options ?? []).map((o) => typeof o === "string" ? { value: o } : o);
+      const label = (o) => o.description ? o.value + " — " + o.description : o.value;
+      let field;
+      if (options.length && q.exhaustive !== false) {
+        field = el("select", { name: q.id }, ...options.map((o) => el("option", { value: o.value, textContent: label(o) })));
+      } else {
+        field = el("input", { name: q.id, type: q.secret ? "password" : "text", autocomplete: "off", required: true, placeholder: q.placeholder ?? "" });
+        if (options.length) {
+          const list = el("datalist", { id: "options-" + pending.id + "-" + q.id }, ...options.map((o) => el("option", { value: o.value, label: label(o) })));
+          field.setAttribute("list", list.id);
+          form.append(list);
+        }
+      }
       // Batches re-render the page; keep what was typed so far.
       const draft = pending.id + ":" + q.id;
       if (drafts.has(draft)) field.value = drafts.get(draft);
       field.oninput = field.onchange = () => drafts.set(draft, field.value);
+      if (q.header) form.append(el("h3", { textContent: q.header }));
+      if (q.reason) form.append(el("p", { className: "reason", textContent: q.reason }));
       form.append(el("label", {}, q.prompt, field));
     }
     form.append(el("button", { textContent: "Answer" }));
@@ -231,6 +275,8 @@ async function createThread() {
   open(id);
 }
 document.getElementById("new").onclick = createThread;
+document.getElementById("set-goal").onclick = () => editGoal(false);
+document.getElementById("submit-goal").onclick = () => editGoal(true);
 document.getElementById("composer").onsubmit = async (e) => {
   e.preventDefault();
   const input = document.getElementById("text");

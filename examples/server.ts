@@ -135,6 +135,8 @@ const threads = host.threads({
       "save_note when the user asks you to note something.",
     gateway: await chooseGateway(),
     tools: [weather, note],
+    // The model keeps the thread goal (shown in the page's side panel) and reviews it before stopping.
+    goals: true,
   }),
 });
 const api = threadApi(threads, {

@@ -177,6 +177,8 @@ describe("observation events and the view's timing fields", () => {
     await threads.cancel({ threadId, requestKey: "c2" });
     await send("graceful");
     await threads.cancel({ threadId, requestKey: "c3", mode: "graceful" });
+    // A graceful stop answers once requested (DESIGN §11); the turn settles after.
+    await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
     await send("completes");
     const final = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
     await host.shutdown();

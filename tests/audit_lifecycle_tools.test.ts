@@ -199,7 +199,9 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
           await new Promise((resolve) => setTimeout(resolve, 30));
           assert.equal(held.contexts[0].signal.aborted, false, "graceful: the tool may finish");
           held.release("finished in time");
-          const { view } = await cancelling;
+          // The stop request is answered at once (DESIGN §11); the turn settles after.
+          await cancelling;
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
           assert.equal(view.turns.at(-1)?.outcome, "cancelled");
           const tool = toolItems(view)[0]?.tool;
           assert.equal(tool?.status, "completed");
@@ -259,7 +261,13 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
           await sendGo(threads, threadId);
           await held.started;
           // The handler ignores its signal and never answers: the 5 s window runs out.
-          const { view } = await threads.cancel({ threadId, requestKey: "soft", mode: "graceful" });
+          const { view: asked } = await threads.cancel({
+            threadId,
+            requestKey: "soft",
+            mode: "graceful",
+          });
+          assert.equal(asked.stopping?.mode, "graceful", "answered at once, durably");
+          const view = await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
           assert.equal(held.contexts[0].signal.aborted, true, "aborted once the window ran out");
           assert.notEqual(view.status, "running");
           assert.equal(toolItems(view)[0]?.tool?.status, "unknown");
@@ -278,13 +286,14 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
   );
 
   test(
-    "a steer during a tool call leaves the tool's signal alone; the steer joins the next request",
+    "a steer during a write call leaves the tool's signal alone; the steer joins the next request",
     TIMEOUT,
     async () => {
       await watchdog(WATCHDOG_MS, async () => {
         const held = heldCalls();
+        // A write: the third wave ends `read`/`none` calls on a steer (steer_tools.test.ts).
         const { host, threads, threadId, gateway } = await open([holdCall(), { text: "steered" }], [
-          holdTool(held),
+          holdTool(held, "write"),
         ]);
         try {
           await sendGo(threads, threadId);

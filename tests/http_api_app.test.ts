@@ -29,12 +29,17 @@ const ACTIONS: Record<string, string> = {
   "GET /threads/:threadId/events": "subscribe",
   "POST /threads/:threadId/chat": "chat",
   "GET /threads/:threadId/chat/:chatId/stream": "chat",
+  // Third wave (long work): goal changes ask about `send`, the children's facts about `view`.
+  "PUT /threads/:threadId/goal": "send",
+  "DELETE /threads/:threadId/goal": "send",
+  "GET /threads/:threadId/parent-events": "view",
 };
 
 /** With `turnControl: true`, beyond http.md's table: both put the user's text into the thread. */
 const TURN_CONTROL: Record<string, string> = {
   "PATCH /threads/:threadId/queue/:queueId": "send",
   "POST /threads/:threadId/steer": "send",
+  "POST /threads/:threadId/queue/:queueId/steer": "send",
 };
 
 /** The app's routes, one per method and path, read from hono's `app.routes`. */
@@ -90,10 +95,12 @@ describe("building the app", () => {
       assert.deepEqual(e.calls, [], name);
     }
 
-    const { steer: _steer, editQueued: _edit, ...plain } = e.threads as ThreadService & {
-      steer: unknown;
-      editQueued: unknown;
-    };
+    const { steer: _steer, editQueued: _edit, steerQueued: _sq, ...plain } = e
+      .threads as ThreadService & {
+        steer: unknown;
+        editQueued: unknown;
+        steerQueued: unknown;
+      };
     let asked = 0;
     const app = threadApi(plain as ThreadService, {
       authorize: () => (asked++, true),

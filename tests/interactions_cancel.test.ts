@@ -157,13 +157,17 @@ describe("graceful cancel's window", () => {
       ], { tools: [never("w", "write"), never("r", "read")] });
       await sendText(e, "go", "s");
       await reached.promise;
-      const { view } = await e.threads.cancel({
+      // The third wave: the stop request is durable and answered at once (DESIGN §11).
+      const { view: asked } = await e.threads.cancel({
         threadId: e.threadId,
         requestKey: "c",
         mode: "graceful",
       });
+      assert.equal(asked.stopping?.mode, "graceful");
+      const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 20_000 });
       assert.notEqual(view.status, "running");
       assert.notEqual(view.status, "stopping");
+      assert.equal(view.stopping, undefined);
       assert.deepEqual(tools(view).map((t) => t.status), ["unknown", "cancelled"]);
       assert.deepEqual(lastTurn(view), { outcome: "failed", code: "effect_outcome_unknown" });
       assert.equal(e.gateway.requests.length, 1);

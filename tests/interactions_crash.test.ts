@@ -119,6 +119,21 @@ describe("interactions across a SIGKILL (libSQL file)", () => {
     });
   });
 
+  test("a kill after a graceful stop request settles the turn cancelled on the next host, not interrupted", async () => {
+    await withDir("graceful_read", async (paths) => {
+      const { ready } = await crashChild("graceful_read", paths, undefined, script);
+      assert.equal((ready as { stopping?: { mode?: string } }).stopping?.mode, "graceful");
+      const e = await reopen(paths.url, paths.sideFile, []);
+      const view = await e.threads.waitForIdle(ready.threadId as string, { timeoutMs: 10_000 });
+      assert.equal(view.status, "idle");
+      assert.equal(view.turns.at(-1)?.outcome, "cancelled");
+      assert.equal(view.turns.at(-1)?.failure, undefined);
+      assert.equal(view.stopping, undefined, "cleared once the turn settled");
+      assert.equal(e.runs.count, 0);
+      await e.host.shutdown();
+    });
+  });
+
   test("a secret answer lost with its run is asked again; the database never held it", async () => {
     await withDir("secret", async (paths) => {
       const { ready } = await crashChild("secret", paths, undefined, script);

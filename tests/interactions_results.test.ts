@@ -34,7 +34,12 @@ import {
 
 describe("steer, queue and todos precise points", () => {
   test("steer adds a user item to the running turn; its text is in the turn's next request", async () => {
-    const { tool: slow, gate, started } = heldTool({ name: "slow", output: "slow done" });
+    // A write: the third wave ends `read`/`none` calls on a steer (steer_tools.test.ts).
+    const { tool: slow, gate, started } = heldTool({
+      name: "slow",
+      output: "slow done",
+      effect: "write",
+    });
     const e = await engine([
       { toolCalls: [{ name: "slow", arguments: {} }] },
       { text: "steered" },

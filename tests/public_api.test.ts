@@ -36,9 +36,11 @@ const checks: {
   ) => ReturnType<typeof Contract.threadApi>;
   threadClient: (options: Parameters<typeof Contract.threadClient>[0]) => Contract.ThreadService;
 } = {
-  // The third wave adds the failure code `request_too_large` (a comment in the
-  // contract's third-wave section, not yet in its TurnFailureCode union), so
-  // views are compared with that code set aside (WithoutWave3 below).
+  // The third wave adds the failure code `request_too_large` and the tool
+  // status `uncertain` (comments in the contract's third-wave section, not yet
+  // in its unions) and widens question options to `string | { value,
+  // description }` (Contract.QuestionWave3): views are compared with those set
+  // aside (WithoutWave3, OldQuestions below), and questions against QuestionWave3.
   openHost: engine.openHost as unknown as typeof Contract.openHost,
   memoryStore: engine.memoryStore,
   defineAgent: engine.defineAgent,
@@ -68,6 +70,18 @@ const failureCodes: [ContractFailuresKept, OnlyWave3FailuresAdded] = [true, true
 const floretError: Omit<Contract.FloretError, "code"> & { code: engine.ErrorCode } = new engine
   .FloretError("invalid_input", "x");
 const providerError: Contract.ProviderError = new engine.ProviderError("x", { retry: "never" });
+/** A type with every question's options replaced by plain values (the pre-third-wave shape). */
+type OldQuestions<T> = T extends { options?: (string | { value: string })[] } & { prompt: string }
+  ? Omit<T, "options"> & { options?: string[] }
+  : T extends (...args: infer A) => infer R ? (...args: A) => OldQuestions<R>
+  : T extends Promise<infer P> ? Promise<OldQuestions<P>>
+  : T extends AsyncIterable<unknown> ? T
+  : T extends readonly (infer E)[] ? OldQuestions<E>[]
+  : T extends object ? { [K in keyof T]: OldQuestions<T[K]> }
+  : T;
+type EngineQuestion = NonNullable<engine.Interaction["questions"]>[number];
+type QuestionIsWave3 = EngineQuestion extends Contract.QuestionWave3 ? true : never;
+const wave3Question: QuestionIsWave3 = true;
 /**
  * A view with the third wave's additions to two unions set aside: the failure
  * code `request_too_large` and the tool status `uncertain` (both comments in
@@ -94,7 +108,8 @@ type WithoutWave3<
 // (and each method's view through ViewIsAssignable).
 type ServiceIsAssignable = keyof Contract.ThreadService extends keyof engine.ThreadService ? true
   : never;
-type ViewIsAssignable = WithoutWave3<engine.ThreadView> extends Contract.ThreadView ? true
+type ViewIsAssignable = OldQuestions<WithoutWave3<engine.ThreadView>> extends Contract.ThreadView
+  ? true
   : never;
 type HostIsAssignable = Omit<engine.Host, "threads"> extends Omit<Contract.Host, "threads"> ? true
   : never;
@@ -106,4 +121,5 @@ test("the public exports exist and match the contract's shapes", () => {
   assert.deepEqual(codes, [true, true]);
   assert.equal(providerError.retry, "never");
   assert.deepEqual(assignable, [true, true, true]);
+  assert.equal(wave3Question, true);
 });

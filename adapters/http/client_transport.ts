@@ -19,7 +19,7 @@ export interface Transport {
 
 /** One call. */
 export interface CallSpec {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
   /** Path below the base URL, its parts already encoded. */
   path: string;
   query?: Record<string, string | number | undefined>;

@@ -56,13 +56,13 @@ export interface RouteCall {
 /** One route of the API. */
 export interface ApiRoute {
   action: HttpAction;
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
   path: string;
   /**
    * A method beyond the ThreadService type that the route calls (turn control,
    * which `host.threads()` has): the route exists only on apps whose service has it.
    */
-  needs?: "steer" | "editQueued";
+  needs?: "steer" | "editQueued" | "steerQueued";
   handle(call: RouteCall): Promise<Response>;
 }
 
@@ -77,11 +77,12 @@ const listQuery = z.object({
 const historyQuery = z.object({ limit: queryNumber.optional(), before: optionalString });
 const idleQuery = z.object({ timeoutMs: queryNumber.optional() });
 
-const json = (status: number, value: unknown): Response =>
+/** A JSON response (the API's wire form). */
+export const json = (status: number, value: unknown): Response =>
   new Response(wireJson(value), { status, headers: { "content-type": "application/json" } });
 
 /** A mutation: request key from the header, then the body, then the service. */
-function mutation<S extends z.ZodType>(
+export function mutation<S extends z.ZodType>(
   action: HttpAction,
   method: ApiRoute["method"],
   path: string,
@@ -233,14 +234,15 @@ export const ROUTES: readonly ApiRoute[] = [
     "deleteQueued",
     "DELETE",
     "/threads/:threadId/queue/:queueId",
-    empty,
-    async ({ service, param }, requestKey) =>
+    z.strictObject({ expectedText: optionalString }),
+    async ({ service, param }, requestKey, body) =>
       json(
         200,
         await service.deleteQueued({
           threadId: param("threadId"),
           queueId: param("queueId"),
           requestKey,
+          ...body,
         }),
       ),
   ),
@@ -249,7 +251,13 @@ export const ROUTES: readonly ApiRoute[] = [
       "send",
       "PATCH",
       "/threads/:threadId/queue/:queueId",
-      z.strictObject({ text: z.string(), expectedText: z.string() }),
+      z.strictObject({
+        text: z.string(),
+        expectedText: z.string(),
+        attachments: z.array(
+          z.custom<ImageAttachment>((value) => typeof value === "object" && value !== null),
+        ).optional(),
+      }),
       async ({ service, param }, requestKey, body) =>
         json(
           200,
@@ -285,9 +293,9 @@ export const ROUTES: readonly ApiRoute[] = [
     "compact",
     "POST",
     "/threads/:threadId/compact",
-    empty,
-    async ({ service, param }, requestKey) =>
-      json(200, await service.compact({ threadId: param("threadId"), requestKey })),
+    z.strictObject({ continueGoal: z.boolean().optional() }),
+    async ({ service, param }, requestKey, body) =>
+      json(200, await service.compact({ threadId: param("threadId"), requestKey, ...body })),
   ),
   {
     action: "context",

@@ -11,6 +11,7 @@ import { FloretError, type ThreadService } from "@floret/engine";
 import { errorResponse, responseForError } from "./error_response.ts";
 import { type HttpAction, ROUTES } from "./routes.ts";
 import type { ChatRouteOptions } from "./chat_turn_stream.ts";
+import { LONG_WORK_ROUTES } from "./long_work_routes.ts";
 import { PING_INTERVAL_MS } from "./sse_events.ts";
 
 /** The question `authorize` answers for every request to a known route. */
@@ -113,7 +114,7 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
   const chatOptions: ChatRouteOptions = { cancelOnDisconnect: chat.cancelOnDisconnect === true };
   const app = new Hono();
   const routes = basePath === "" ? app : app.basePath(basePath);
-  for (const route of ROUTES) {
+  for (const route of [...ROUTES, ...LONG_WORK_ROUTES]) {
     // Turn control only when asked for, and only where the service has the
     // method: otherwise it is an unknown route (404), not a 500.
     if (

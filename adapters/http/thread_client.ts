@@ -9,6 +9,7 @@ import {
   type ContextFigures,
   FloretError,
   type LocalThreadService,
+  type ParentEvent,
   type ThreadItem,
   type ThreadSummary,
   type ThreadUpdate,
@@ -174,22 +175,60 @@ export function threadClient(options: ThreadClientOptions): LocalThreadService {
       });
     },
     deleteQueued: async (raw) => {
-      const { threadId, requestKey, queueId } = input(raw);
+      const { threadId, requestKey, queueId, expectedText } = input(raw);
       return await callJson({
         method: "DELETE",
         path: await thread(threadId, `/queue/${part(queueId)}`),
         requestKey,
+        body: expectedText === undefined ? undefined : { expectedText },
       });
     },
     editQueued: async (raw) => {
-      const { threadId, requestKey, queueId, text, expectedText } = input(raw);
+      const { threadId, requestKey, queueId, text, expectedText, attachments } = input(raw);
       return await callJson({
         method: "PATCH",
         path: await thread(threadId, `/queue/${part(queueId)}`),
         requestKey,
-        body: { text, expectedText },
+        body: { text, expectedText, attachments },
       });
     },
+    steerQueued: async (raw) => {
+      const { threadId, requestKey, queueId, expectedText } = input(raw);
+      return await callJson({
+        method: "POST",
+        path: await thread(threadId, `/queue/${part(queueId)}/steer`),
+        requestKey,
+        body: { expectedText },
+      });
+    },
+    setGoal: async (raw) => {
+      const { threadId, requestKey, text } = input(raw);
+      return await callJson({
+        method: "PUT",
+        path: await thread(threadId, "/goal"),
+        requestKey,
+        body: { text },
+      });
+    },
+    submitGoal: async (raw) => {
+      const { threadId, requestKey, text } = input(raw);
+      return await callJson({
+        method: "PUT",
+        path: await thread(threadId, "/goal"),
+        requestKey,
+        body: { text, submit: true },
+      });
+    },
+    deleteGoal: async (raw) => {
+      const { threadId, requestKey } = input(raw);
+      return await callJson({ method: "DELETE", path: await thread(threadId, "/goal"), requestKey });
+    },
+    listParentEvents: async (threadId, options) =>
+      await callJson<{ events: ParentEvent[]; cursor?: string }>({
+        method: "GET",
+        path: await thread(threadId, "/parent-events"),
+        query: queryOf(options, ["limit", "cursor"]),
+      }),
     steer: async (raw) => {
       const { threadId, requestKey, text } = input(raw);
       return await callJson({
@@ -200,11 +239,12 @@ export function threadClient(options: ThreadClientOptions): LocalThreadService {
       });
     },
     compact: async (raw) => {
-      const { threadId, requestKey } = input(raw);
+      const { threadId, requestKey, continueGoal } = input(raw);
       return await callJson({
         method: "POST",
         path: await thread(threadId, "/compact"),
         requestKey,
+        body: continueGoal === undefined ? undefined : { continueGoal },
       });
     },
     context: async (threadId) =>

@@ -87,6 +87,12 @@ export interface AgentConfig {
    * over it fails the turn `request_too_large` before it is dispatched.
    */
   maxRequestBytes?: number;
+  /**
+   * The built-in `goal` tool and goal reflection: the model keeps one
+   * objective (`view.goal`), reviews it with evidence before it stops and
+   * completes it only after a review. Default off.
+   */
+  goals?: boolean;
 }
 
 /** Bounds on child threads; each breach is a tool error the model sees. */
@@ -127,6 +133,8 @@ export interface Agent {
   readonly reasoning?: { readonly effort: ReasoningEffort };
   /** The request size limit in bytes, when set. */
   readonly maxRequestBytes?: number;
+  /** Whether the model has the `goal` tool and is asked to reflect on an unreviewed goal. */
+  readonly goals?: boolean;
 }
 
 /** The built-in tools of an agent with `subagents`; its own tools may not take these names. */
@@ -236,6 +244,12 @@ export function defineAgent(config: AgentConfig): Agent {
   }
   if (config.maxRequestBytes !== undefined) {
     (agent as { maxRequestBytes?: number }).maxRequestBytes = config.maxRequestBytes;
+  }
+  if (config.goals === true) {
+    if (tools.has("goal")) {
+      throw new FloretError("invalid_input", "Tool name goal is built in for agents with goals");
+    }
+    Object.assign(agent, { goals: true });
   }
   made.add(agent);
   return agent;

@@ -182,6 +182,18 @@ class MarkedHost implements RunHost {
     return this.#host.stopRequested();
   }
 
+  toolSteerSignal(): AbortSignal | undefined {
+    return this.#host.toolSteerSignal?.();
+  }
+
+  goalNote(): string | undefined {
+    return this.#host.goalNote?.();
+  }
+
+  goalReflection(): NewEntry | undefined {
+    return this.#host.goalReflection?.();
+  }
+
   progress(
     phase: "model" | "tools" | "retry_wait",
     step: number,

@@ -61,7 +61,24 @@ export class ContextGuard {
 
   /** The request as it would be sent now. */
   project(): Projection {
-    return projectRequest(this.#agent, this.#host.history, this.#supplemental);
+    return projectRequest(this.#agent, this.#host.history, this.#ephemeral());
+  }
+
+  #goalNote: string | undefined;
+  #withGoal: HistoryMessage | undefined;
+
+  /** The supplemental context, with the thread's goal (read now: a host may change it mid-turn). */
+  #ephemeral(): HistoryMessage | undefined {
+    const note = this.#host.goalNote?.();
+    if (note === undefined) return this.#supplemental;
+    if (note !== this.#goalNote) {
+      this.#goalNote = note;
+      this.#withGoal = supplementalMessage([
+        ...(this.#host.supplementalContext ?? []),
+        { title: "Thread goal", text: note },
+      ]);
+    }
+    return this.#withGoal;
   }
 
   /**

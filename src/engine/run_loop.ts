@@ -110,6 +110,15 @@ export interface RunHost {
   admitChildEvents?(): Promise<boolean>;
   /** The usage of every turn of the thread, for the `usage` observation's totals. */
   threadUsage?(): Usage | undefined;
+  /** A signal for the next tool batch that a steer aborts (its `read`/`none` calls end). */
+  toolSteerSignal?(): AbortSignal | undefined;
+  /** The thread's goal as the model reads it in each request, when it has one. */
+  goalNote?(): string | undefined;
+  /**
+   * Whether the turn, about to end naturally, should be asked once more to
+   * reflect on its goal; when so, returns the note entry to commit with the step.
+   */
+  goalReflection?(): NewEntry | undefined;
   /** Whether anyone listens; events (and their details) are built only then. */
   readonly observing: boolean;
   observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void;
@@ -173,6 +182,18 @@ export async function runGuarded(
         throw commits.causeOf(endError) ?? endError;
       });
   }
+}
+
+/**
+ * The model loop itself, inside a guarded body: what a compaction turn with
+ * `continueGoal` runs after its checkpoint is installed.
+ */
+export function continueTurn(
+  agent: Agent,
+  host: RunHost,
+  ids: { threadId: string; turnId: string; runId: string },
+): Promise<void> {
+  return loop(agent, host, ids);
 }
 
 async function loop(
@@ -302,6 +323,14 @@ async function loop(
         if (usageReport) observeUsage(host, usageReport);
         continue;
       }
+      const reflection = agent.goals ? host.goalReflection?.() : undefined;
+      if (reflection !== undefined) {
+        // Goal reflection: the answer stays, a runtime note asks for a review, and the turn goes on.
+        const reflected = await host.commitStep(entry, undefined, [reflection]);
+        if (reflected && usageReport) observeUsage(host, usageReport);
+        if (!reflected) return;
+        continue;
+      }
       const committed = await host.commitStep(entry, { outcome: "completed", steers });
       if (committed && usageReport) observeUsage(host, usageReport);
       if (host.takeSteered()) continue;
@@ -331,6 +360,7 @@ async function loop(
     host.progress("tools", stepNo);
     // Events (and the clock their durations need) only when someone listens.
     const started = observeDispatched(host, runnable);
+    toolContext.steerSignal = host.toolSteerSignal?.();
     const settling = settledBatch(
       host,
       runBatch(
@@ -417,6 +447,8 @@ class RunToolContext implements BatchContext {
   readonly threadId: string;
   readonly turnId: string;
   readonly runId: string;
+  /** Aborted by a steer during the batch (see tool_runner's steered calls). */
+  steerSignal: AbortSignal | undefined;
   readonly #host: RunHost;
 
   constructor(ids: { threadId: string; turnId: string; runId: string }, host: RunHost) {

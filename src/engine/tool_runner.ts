@@ -34,7 +34,10 @@ export interface BatchResult {
 }
 
 /** What every call of a batch learns besides its call id; `signal` may be a getter. */
-export type BatchContext = Omit<ToolContext, "callId">;
+export type BatchContext = Omit<ToolContext, "callId"> & {
+  /** Aborted by a steer: `read`/`none` calls still running settle `cancelled` (steered). */
+  steerSignal?: AbortSignal;
+};
 
 /**
  * One call's context: the batch's ids, its signal and the call id, in that
@@ -133,9 +136,18 @@ class BatchRun {
     const record = call.record;
     let ran: unknown;
     try {
-      ran = call.tool!.execute(call.input, callContext(this.#context, record.callId));
+      const steer = this.#context.steerSignal;
+      const steerable = steer !== undefined && !steer.aborted && isSafeEffect(call);
+      const context = steerable
+        ? steeredContext(this.#context, record.callId, steer)
+        : callContext(this.#context, record.callId);
+      ran = call.tool!.execute(call.input, context);
       // Reading `then` is host code too (a getter, a Proxy): inside the guard.
-      if (isThenable(ran)) return this.#ranLater(call, ran);
+      if (isThenable(ran)) {
+        return steerable
+          ? untilSteered(this.#ranLater(call, ran), call, steer)
+          : this.#ranLater(call, ran);
+      }
     } catch (error) {
       return outcomeOf(record, "error", describeThrown(error));
     }
@@ -294,4 +306,46 @@ function bound(text: string, artifactId: string): string {
   const tail = decoder.decode(bytes.subarray(bytes.length - keep)).replace(/^\uFFFD/, "");
   const omitted = bytes.length - 2 * keep;
   return `${head}\n\n[… ${omitted} bytes omitted; full output kept as artifact ${artifactId} …]\n\n${tail}`;
+}
+
+/** Calls a steer may end: they changed nothing outside, so running them again is safe. */
+function isSafeEffect(call: PlannedCall): boolean {
+  const effect = call.tool?.effect;
+  return effect === "read" || effect === "none";
+}
+
+/** A call's context whose signal also aborts on a steer. */
+function steeredContext(batch: BatchContext, callId: string, steer: AbortSignal): ToolContext {
+  let signal: AbortSignal | undefined;
+  return {
+    threadId: batch.threadId,
+    turnId: batch.turnId,
+    runId: batch.runId,
+    get signal(): AbortSignal {
+      return (signal ??= AbortSignal.any([batch.signal, steer]));
+    },
+    callId,
+  };
+}
+
+/** The call's outcome, or `cancelled` (steered) when a steer comes first. */
+function untilSteered(
+  outcome: Promise<ToolOutcome>,
+  call: PlannedCall,
+  steer: AbortSignal,
+): Promise<ToolOutcome> {
+  return new Promise((resolve) => {
+    const steered = () =>
+      resolve(outcomeOf(
+        call.record,
+        "cancelled",
+        `Cancelled (reason: steered): the user steered the turn while ${call.record.name} ran; ` +
+          "read their new instruction.",
+      ));
+    steer.addEventListener("abort", steered, { once: true });
+    outcome.then((settled) => {
+      steer.removeEventListener("abort", steered);
+      resolve(settled);
+    });
+  });
 }

@@ -153,8 +153,14 @@ export interface StepEntry extends EntryBase {
 export interface StoredQuestion {
   id: string;
   prompt: string;
-  options?: string[];
+  /** Values, or values with a description (see tools/question_shape.ts). */
+  options?: (string | { value: string; description?: string })[];
   secret?: boolean;
+  header?: string;
+  placeholder?: string;
+  reason?: string;
+  /** Only listed options are accepted (default true when options are given). */
+  exhaustive?: boolean;
 }
 
 /** A durable approval or question, opened in the same commit as the step or result that needs it. */
@@ -287,6 +293,16 @@ export interface ChildEventsEntry extends EntryBase {
   events: ChildEvent[];
 }
 
+/**
+ * A runtime note the engine adds to the running turn's context (goal
+ * reflection): a user-role message for the model, never a view item.
+ */
+export interface NoteEntry extends EntryBase {
+  kind: "note";
+  runId: string;
+  text: string;
+}
+
 /** Every journal entry. */
 export type Entry =
   | TurnStartedEntry
@@ -299,7 +315,8 @@ export type Entry =
   | ChildEventsEntry
   | InteractionOpenedEntry
   | InteractionResolvedEntry
-  | SteerEntry;
+  | SteerEntry
+  | NoteEntry;
 
 /** An entry before the journal assigns `seq` and `at`. */
 export type NewEntry = Entry extends infer E ? E extends Entry ? Omit<E, "seq" | "at"> : never
@@ -318,4 +335,5 @@ export const ENTRY_KINDS: ReadonlySet<string> = new Set([
   "interaction_opened",
   "interaction_resolved",
   "steer",
+  "note",
 ]);

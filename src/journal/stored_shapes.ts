@@ -16,8 +16,13 @@ const input = z.looseObject({ text: str, attachments: z.array(z.unknown()).optio
 const question = z.looseObject({
   id: str,
   prompt: str,
-  options: z.array(str).optional(),
+  options: z.array(z.union([str, z.looseObject({ value: str, description: str.optional() })]))
+    .optional(),
   secret: z.boolean().optional(),
+  header: str.optional(),
+  placeholder: str.optional(),
+  reason: str.optional(),
+  exhaustive: z.boolean().optional(),
 });
 const supplemental = z.array(z.looseObject({ title: str, text: str })).optional();
 
@@ -256,4 +261,5 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
     }),
   ],
   ["steer", z.looseObject({ ...base, steerId: str, text: str })],
+  ["note", z.looseObject({ ...base, runId: str, text: str })],
 ]);

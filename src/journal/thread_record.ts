@@ -6,6 +6,7 @@
  */
 import type { TurnFailureCode } from "../errors.ts";
 import type { AdmittedInput, TurnOutcome } from "./entries.ts";
+import type { StoredGoal } from "../goals/goal_state.ts";
 
 /** An input waiting for the thread to be free. */
 export interface QueuedItem {
@@ -60,4 +61,8 @@ export interface ThreadRecord {
   titleClaim?: { generation: number; owner: string; until: number };
   /** Inputs a restore took out of the queue, for the host to offer again (see runtime/restore.ts). */
   restoredInputs?: QueuedItem[];
+  /** The thread's goal (see goals/goal_state.ts); forks copy it. */
+  goal?: StoredGoal;
+  /** A durable graceful stop of the active turn (see goals/../runtime/stop_request.ts). */
+  stopRequest?: { turnId: string; mode: "immediate" | "graceful"; requestedAt: string };
 }

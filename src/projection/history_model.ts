@@ -212,6 +212,11 @@ export class HistoryModel {
           );
         }
         return;
+      case "note":
+        return this.#pushUser(
+          entry.turnId,
+          toHistory({ role: "user", text: entry.text }, undefined, entry.seq),
+        );
       case "steer":
         return this.#pushUser(
           entry.turnId,

@@ -155,7 +155,9 @@ export function publicInteraction(state: InteractionState): Interaction {
 
 function publicQuestion(question: Question): Question {
   const copy = { ...question };
-  if (copy.options) copy.options = copy.options.slice();
+  if (copy.options) {
+    copy.options = copy.options.map((entry) => typeof entry === "string" ? entry : { ...entry });
+  }
   return copy;
 }
 

@@ -62,7 +62,9 @@ function copyQuestion(
   question: NonNullable<Interaction["questions"]>[number],
 ): NonNullable<Interaction["questions"]>[number] {
   const copy = { ...question };
-  if (copy.options) copy.options = copy.options.slice();
+  if (copy.options) {
+    copy.options = copy.options.map((entry) => typeof entry === "string" ? entry : { ...entry });
+  }
   return copy;
 }
 

@@ -20,6 +20,11 @@ export interface OpenCall {
   step: number;
   /** The raw arguments, parsed again when an approved call runs in a later run. */
   arguments: string;
+  /**
+   * An allowed `none`/`read` call: it started right after its step was
+   * committed, without a marker, so it may have run (a spawn's child exists).
+   */
+  mayHaveRun?: boolean;
 }
 
 /** What readers of the open calls may use. */
@@ -55,6 +60,10 @@ export class OpenCalls {
             step: entry.step,
             arguments: call.arguments,
           };
+          if (
+            !dispatched && call.decision === "allow" && call.interactionId === undefined &&
+            !call.invalid && !call.repeated
+          ) open.mayHaveRun = true;
           // A call id seen again takes the earlier one's place (as a Map's set
           // would). The first call makes a one-slot list (a push onto an empty
           // one reserves 17, and most steps make one call).
@@ -89,6 +98,7 @@ export class OpenCalls {
       case "compaction":
       case "compaction_started":
       case "child_events":
+      case "note":
       case "interaction_opened":
       case "interaction_resolved":
       case "steer":
@@ -139,6 +149,16 @@ export function settleOpenCalls(
         output:
           "The outcome of this call is unknown: it was started but its result was never recorded. " +
           "Its side effect may or may not have happened.",
+      };
+    }
+    // No call that may have run is told to the model as never run (DESIGN §11).
+    if (call.started || call.mayHaveRun) {
+      return {
+        callId: call.callId,
+        name: call.name,
+        status: "cancelled",
+        output: "The call was interrupted before its result was recorded. It may have run; " +
+          "it changes nothing outside the engine, so it is safe to call again.",
       };
     }
     return {

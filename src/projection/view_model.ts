@@ -110,6 +110,7 @@ export class ViewModel {
       case "compaction_started":
         return; // context bookkeeping: no view item (see ContextModel)
       case "child_events":
+      case "note":
         return; // provider messages only, never view items
       case "interaction_opened":
         return this.#interactionOpened(entry.interactionId, entry.seq);

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import type { Goal } from "../goals/goal_state.ts";
+import type { Question } from "../tools/question_shape.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { Usage } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
@@ -25,17 +27,8 @@ export type ToolItemStatus =
   /** The tool reported that its effect may or may not have happened; the model was told. */
   | "uncertain";
 
-/** One question of an input interaction. */
-export interface Question {
-  /** Stable id. */
-  id: string;
-  /** What to ask. */
-  prompt: string;
-  /** The answer is a secret: it is redacted from the journal. */
-  secret?: boolean;
-  /** The accepted answers, when limited. */
-  options?: string[];
-}
+/** One question of an input interaction (header, placeholder, option descriptions…). */
+export type { Question };
 
 /** What an approval or question has in common. */
 export interface InteractionBase {
@@ -305,6 +298,10 @@ export interface ThreadView {
   runProgress?: RunProgress;
   /** Context window figures, when the thread's agent is known to this host. */
   context?: { windowTokens: number; estimateTokens: number; confirmed?: Usage };
+  /** The thread's goal (agents with `goals`, or set by the host). */
+  goal?: Goal;
+  /** A stop requested and not yet settled: the turn ends `cancelled` soon. */
+  stopping?: { mode: "immediate" | "graceful"; requestedAt: string };
   /** Process-local ordering of updates; not a durable cursor. */
   viewVersion: number;
 }
@@ -351,6 +348,10 @@ export interface ViewComponents {
   context: NonNullable<ThreadView["context"]>;
   /** Inputs a restore took out of the queue. */
   restoredInputs: QueuedInput[] | null;
+  /** The thread's goal. */
+  goal: Goal | null;
+  /** A stop requested and not yet settled. */
+  stopping: NonNullable<ThreadView["stopping"]> | null;
 }
 
 /** A `component` op: one view field replaced whole, its value typed by `name`. */

@@ -28,6 +28,8 @@ export class ActiveRun {
   readonly agent: Agent;
   /** The operation of a compaction-only turn (manual `compact`), started at its admission. */
   readonly compaction?: string;
+  /** A manual compaction with `continueGoal`: the turn goes on working on the goal afterwards. */
+  continueGoal?: boolean;
   /** Context for this turn's requests only; memory only. */
   readonly supplementalContext?: readonly SupplementalContext[];
   /** Settles when the run has returned. */
@@ -158,6 +160,17 @@ export class ActiveRun {
   steer(): void {
     this.#steers++;
     this.#stepAbort?.abort(new DOMException("Steered", "AbortError"));
+    // A steer also ends the `read`/`none` calls of the batch in flight (DESIGN §11).
+    this.#toolSteer?.abort(new DOMException("Steered", "AbortError"));
+    this.#toolSteer = undefined;
+  }
+
+  #toolSteer: AbortController | undefined;
+
+  /** A signal for the next tool batch that aborts when a steer arrives. */
+  toolSteerSignal(): AbortSignal {
+    this.#toolSteer = new AbortController();
+    return this.#toolSteer.signal;
   }
 
   /**

@@ -66,6 +66,9 @@ export function stampChange(
     // runtime's copy that a spread followed by a field in one literal takes).
     if (change.ownRecord !== true) record = { ...record };
     record.seq = seq;
+    // A stop request lives as long as its turn: whatever ends the turn clears it.
+    const stop = record.stopRequest;
+    if (stop && record.active?.turnId !== stop.turnId) delete record.stopRequest;
     stampLease(record, ownership);
   }
   return { entries, record, seq };

@@ -1,7 +1,8 @@
 /**
  * `cancel`: stops the current turn. Immediate mode commits the stop at once;
- * graceful mode first gives in-flight tools one shared 5 s window to commit
- * their results. Idempotent, and a no-op on an idle thread.
+ * graceful mode commits a durable stop request and returns, giving in-flight
+ * tools one shared 5 s window to commit their results before the turn settles
+ * `cancelled` (graceful_stop.ts). Idempotent, and a no-op on an idle thread.
  *
  * @module
  */
@@ -11,14 +12,16 @@ import { viewCommand } from "./thread_command.ts";
 import { planSettlement } from "./settle_turn.ts";
 import { observeStopped } from "./unfinished_compactions.ts";
 import type { ThreadView } from "../projection/view_types.ts";
-import type { ActiveRun } from "./active_run.ts";
+import type { ThreadActor } from "./thread_actor.ts";
+import type { CommandKey } from "./request_keys.ts";
+import { GRACEFUL_WINDOW_MS, gracefulCancel, stoppingOps } from "./graceful_stop.ts";
 import { observeEnded } from "./observe_ended.ts";
 
 /** How long graceful cancel waits for in-flight tools. */
-export const GRACEFUL_TOOL_WINDOW_MS = 5_000;
+export const GRACEFUL_TOOL_WINDOW_MS = GRACEFUL_WINDOW_MS;
 
 /** Cancels the thread's running turn. */
-export async function cancel(
+export function cancel(
   ctx: ServiceContext,
   command: {
     threadId: string;
@@ -28,31 +31,11 @@ export async function cancel(
     includeDescendants?: boolean;
   },
 ): Promise<{ view: ThreadView }> {
-  const { threadId, requestKey } = command;
-  let stopped: ActiveRun | undefined;
-  // Immediate mode awaits nothing before asking for the thread's lock, so it
-  // keeps its place among commands issued without awaiting (see viewCommand).
-  if (command.mode === "graceful") {
-    const actor = await ctx.actors.get(threadId);
-    const run = await actor.exclusive(async () => {
-      ctx.assertOpen();
-      actor.assertLive();
-      const active = actor.run;
-      if (!active || (await ctx.journal.request(threadId, requestKey))) return undefined;
-      active.stop("The turn was cancelled", "provider");
-      actor.markStopping();
-      return active;
-    });
-    stopped = run;
-    if (run?.batch) await raceWindow(run.batch, GRACEFUL_TOOL_WINDOW_MS);
-  }
+  const { threadId } = command;
   // The mode is not part of the fingerprint.
-  return viewCommand(ctx, command, "cancel", {}, async (actor, key) => {
+  const settle = async (actor: ThreadActor, key: CommandKey) => {
     const run = actor.run;
-    // A graceful stop may have let its run return already: its streamed text is still kept.
-    const partial = run?.partial ??
-      (stopped?.turnId === actor.record.active?.turnId ? stopped?.partial : undefined);
-    const change = planSettlement(actor, "cancelled", partial);
+    const change = planSettlement(actor, "cancelled", run?.partial);
     try {
       if (change) await actor.commit({ ...change, request: claimOf(key) });
     } catch (error) {
@@ -63,12 +46,13 @@ export async function cancel(
     if (ctx.runs.observing) observeEnded(ctx.runs.observe, threadId, change?.entries);
     // Only now, with the stop committed, is the run told to stop: it can write nothing more.
     actor.stopSettled(run, "The turn was cancelled");
-  });
-}
-
-/** Waits for `work`, at most `ms`, without leaving a timer behind. */
-async function raceWindow(work: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+    if (change?.record && actor.record.stopRequest === undefined) {
+      actor.publisher.pushHeard(stoppingOps, actor.record);
+    }
+  };
+  // Graceful: a durable stop request, committed and answered at once (graceful_stop.ts).
+  if (command.mode === "graceful") return gracefulCancel(ctx, command, settle);
+  // Immediate mode awaits nothing before asking for the thread's lock, so it
+  // keeps its place among commands issued without awaiting (see viewCommand).
+  return viewCommand(ctx, command, "cancel", {}, settle);
 }

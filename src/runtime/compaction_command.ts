@@ -55,18 +55,20 @@ export interface CompactResult {
  */
 export async function compact(
   ctx: ServiceContext,
-  command: { threadId: string; requestKey: string },
+  command: { threadId: string; requestKey: string; continueGoal?: boolean },
 ): Promise<CompactResult> {
   const { threadId, requestKey } = command;
+  const continueGoal = command.continueGoal === true;
   // Keyed at once (see withKey): the command keeps its place among those issued without awaiting.
   const started = await withKey(
-    commandKeyNow(command, "compact", {}),
+    commandKeyNow(command, "compact", continueGoal ? { continueGoal } : {}),
     (key) =>
-      threadCommand<{ operationId?: string; turnId?: string }>(ctx, {
+      threadCommand<{ operationId?: string; turnId?: string; continued?: boolean }>(ctx, {
         ...key,
         replay: (result) => ({
           operationId: result.operationId as string | undefined,
           turnId: result.turnId as string | undefined,
+          continued: continueGoal,
         }),
         run: async (actor) => {
           // A waiting turn is still open: its pending answer or approval belongs to the
@@ -81,6 +83,8 @@ export async function compact(
           const projection = projectRequest(agent, actor.history);
           const estimate = projection.estimate;
           const operationId = newId("compaction");
+          // `continueGoal` with an active goal: the turn goes on working on it afterwards.
+          const goes = continueGoal && actor.record.goal?.status === "active";
           if (!budget || estimate < budget.target) {
             const noop: NewEntry = {
               kind: "compaction",
@@ -100,8 +104,19 @@ export async function compact(
               // operation would be lost). Same `updatedAt`: a no-op does not reorder `list`.
               record: actor.record,
               entries: [noop],
-              request: claimOf(key, { outcome: "noop", operationId }),
+              request: goes ? undefined : claimOf(key, { outcome: "noop", operationId }),
             });
+            if (goes) {
+              // Nothing to compact: the goal's work starts at once, as a turn without input.
+              ctx.gate.assertExecutable("compact");
+              const run = await admitTurn(ctx.runs, actor, {
+                requestKey,
+                claim: (turnId) => claimOf(key, { outcome: "noop", turnId, operationId }),
+              }, prepared);
+              run.continueGoal = true;
+              driveRuns(actor, run, ctx.runs);
+              return { operationId, turnId: run.turnId, continued: true };
+            }
             return { operationId };
           }
           ctx.gate.assertExecutable("compact");
@@ -110,12 +125,21 @@ export async function compact(
             compaction: { operationId, tokensBefore: projection.projected },
             claim: (turnId) => claimOf(key, { turnId, operationId }),
           }, prepared);
+          if (goes) run.continueGoal = true;
           driveRuns(actor, run, ctx.runs);
-          return { turnId: run.turnId, operationId };
+          return goes
+            ? { turnId: run.turnId, operationId, continued: true }
+            : { turnId: run.turnId, operationId };
         },
       }),
   );
   const actor = await ctx.actors.get(threadId);
+  if (started.continued && started.turnId !== undefined) {
+    // The turn goes on working on the goal: answer once the compaction is decided.
+    const record = await compactionDecided(actor, started.turnId, started.operationId);
+    const outcome = record?.status === "compacted" ? "compacted" : "noop";
+    return withRecord({ outcome, view: actor.snapshot() }, record);
+  }
   if (started.turnId === undefined) {
     // A no-op below the target; keys claimed before records were looked up carry no id.
     const fresh = await ctx.actors.fresh(threadId);
@@ -150,5 +174,28 @@ async function settled(actor: ThreadActor, turnId: string): Promise<void> {
     await actor.exclusive(() => actor.sync());
     if (actor.record.active?.turnId !== turnId) return;
     await actor.nextStatusChange();
+  }
+}
+
+/**
+ * The record of a `continueGoal` compaction once it is written (a no-op's at
+ * once), or when its turn settled first (a cancel, a crash).
+ */
+async function compactionDecided(
+  actor: ThreadActor,
+  turnId: string,
+  operationId: string | undefined,
+): Promise<CompactionRecord | undefined> {
+  for (;;) {
+    const record = operationId === undefined
+      ? actor.contextReader.recordOfTurn(turnId)
+      : actor.contextReader.record(operationId);
+    if (record) return record;
+    if (actor.record.active?.turnId !== turnId && actor.run?.turnId !== turnId) return undefined;
+    // A compaction writes no status change: look again shortly, or at the turn's end.
+    await Promise.race([
+      actor.nextStatusChange(),
+      new Promise<void>((resolve) => setTimeout(resolve, 10)),
+    ]);
   }
 }

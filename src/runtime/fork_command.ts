@@ -88,6 +88,8 @@ function forkFrom(
     };
     Object.assign(record, inheritedTitle(plan.sourceRecord));
     if (lastTurn) record.lastTurn = lastTurn;
+    // Goals survive forks: the fork keeps working toward the source's objective.
+    if (plan.sourceRecord.goal) record.goal = { ...plan.sourceRecord.goal };
     const version = await ctx.journal.commit({
       expected: null,
       record,

@@ -22,6 +22,7 @@ import { LeaseKeeper } from "./lease_keeper.ts";
 import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS, type Ownership } from "./ownership.ts";
 import { ChildThreads } from "../subagents/children.ts";
 import { childAwareResolver } from "../subagents/agent_resolution.ts";
+import { goalEquipment } from "../goals/goal_tool.ts";
 import { subagentEquipment } from "../subagents/equip.ts";
 import { childEventCollector } from "../subagents/parent_events.ts";
 import { createThreadService, type LocalThreadService } from "./thread_service.ts";
@@ -312,7 +313,7 @@ class EngineHost implements Host {
       },
       gate: this.#gate,
     };
-    ctx.runs.equip = subagentEquipment(new ChildThreads(ctx));
+    ctx.runs.equip = goalEquipment(ctx, subagentEquipment(new ChildThreads(ctx)));
     ctx.runs.childEvents = childEventCollector(ctx);
     const service = createThreadService(ctx, agent);
     this.#service = { source: options, service };

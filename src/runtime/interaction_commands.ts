@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isExhaustive, optionValues } from "../tools/question_shape.ts";
 import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
@@ -132,10 +133,10 @@ function resolutionOf(
         `Answer to ${answer.questionId} is longer than ${MAX_ANSWER_LENGTH} characters`,
       );
     }
-    if (question.options && !question.options.includes(answer.value)) {
+    if (isExhaustive(question) && !optionValues(question).includes(answer.value)) {
       throw new FloretError(
         "invalid_input",
-        `Answer to ${answer.questionId} must be one of: ${question.options.join(", ")}`,
+        `Answer to ${answer.questionId} must be one of: ${optionValues(question).join(", ")}`,
       );
     }
     given.set(answer.questionId, answer.value);

@@ -7,6 +7,8 @@
 import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import type { QueuedItem } from "../journal/thread_record.ts";
+import type { AdmittedInput } from "../journal/entries.ts";
+import type { ImageAttachment } from "../provider/gateway.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { claimOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
@@ -17,13 +19,21 @@ import { restoredInputsOps } from "./actor_ops.ts";
 /** Removes a queued input. */
 export function deleteQueued(
   ctx: ServiceContext,
-  command: { threadId: string; requestKey: string; queueId: string },
+  command: { threadId: string; requestKey: string; queueId: string; expectedText?: string },
 ): Promise<{ view: ThreadView }> {
-  const { queueId } = command;
-  return viewCommand(ctx, command, "deleteQueued", { queueId }, async (actor, key) => {
+  const { queueId, expectedText } = command;
+  // The fingerprint of a delete without a precondition is what it always was.
+  const input = expectedText === undefined ? { queueId } : { queueId, expectedText };
+  return viewCommand(ctx, command, "deleteQueued", input, async (actor, key) => {
     // A restored input (see restore.ts) is dismissed the same way as a queued one.
     const restored = actor.record.restoredInputs ?? [];
-    if (!restored.some((item) => item.id === queueId)) queuedItem(actor, queueId);
+    const known = restored.find((item) => item.id === queueId) ?? queuedItem(actor, queueId);
+    if (expectedText !== undefined && known.input.text !== expectedText) {
+      throw new FloretError(
+        "request_conflict",
+        `Queued input ${queueId} has changed since it was read`,
+      );
+    }
     actor.unstored.dropSupplemental(queueId);
     const record = {
       ...actor.record,
@@ -49,10 +59,13 @@ export function editQueued(
     queueId: string;
     text: string;
     expectedText: string;
+    attachments?: ImageAttachment[];
   },
 ): Promise<{ view: ThreadView }> {
-  const { queueId, text, expectedText } = command;
-  const input = { queueId, text, expectedText };
+  const { queueId, text, expectedText, attachments } = command;
+  const input = attachments === undefined
+    ? { queueId, text, expectedText }
+    : { queueId, text, expectedText, attachments };
   return viewCommand(ctx, command, "editQueued", input, async (actor, key) => {
     const item = queuedItem(actor, queueId);
     if (item.input.text !== expectedText) {
@@ -61,8 +74,14 @@ export function editQueued(
         `Queued input ${queueId} has changed since it was read`,
       );
     }
+    // Attachments, when given, replace the queued ones (an empty list removes them).
+    const edited: AdmittedInput = { ...item.input, text };
+    if (attachments !== undefined) {
+      if (attachments.length > 0) edited.attachments = attachments;
+      else delete edited.attachments;
+    }
     const queue = actor.record.queue.map((queued) =>
-      queued === item ? { ...queued, input: { ...queued.input, text } } : queued
+      queued === item ? { ...queued, input: edited } : queued
     );
     await actor.commit({
       record: { ...actor.record, queue, updatedAt: nowIso() },

@@ -6,7 +6,9 @@
  * @module
  */
 import { runCompactionTurn } from "../engine/compaction/manual_run.ts";
-import { runGuarded, runTurn } from "../engine/run_loop.ts";
+import { continueTurn, runGuarded, type RunHost, runTurn } from "../engine/run_loop.ts";
+import type { Agent } from "../config/agent.ts";
+import { CONTINUE_NOTE } from "../goals/goal_state.ts";
 import type { ActiveRun } from "./active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
 import type { ThreadActor } from "./thread_actor.ts";
@@ -38,6 +40,23 @@ async function driveAll(actor: ThreadActor, first: ActiveRun, deps: RunDeps): Pr
   }
 }
 
+/** The rest of a `continueGoal` compaction turn: a runtime note, then the model loop. */
+function goalContinuation(
+  agent: Agent,
+  ids: { threadId: string; turnId: string; runId: string },
+): (host: RunHost) => Promise<void> {
+  return async (host) => {
+    const note = {
+      kind: "note" as const,
+      turnId: ids.turnId,
+      runId: ids.runId,
+      text: CONTINUE_NOTE,
+    };
+    if (!await host.commitEntries([note], [])) return;
+    await continueTurn(agent, host, ids);
+  };
+}
+
 /**
  * One run, start to end.
  *
@@ -56,7 +75,10 @@ async function driveRun(
     const agent = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
     const operationId = run.compaction;
     if (operationId !== undefined) {
-      await runGuarded(host, (h) => runCompactionTurn(agent, h, { ...ids, operationId }));
+      const then = run.continueGoal ? goalContinuation(agent, ids) : undefined;
+      await runGuarded(host, (h) => runCompactionTurn(agent, h, { ...ids, operationId }, then));
+    } else if (run.continueGoal) {
+      await runGuarded(host, goalContinuation(agent, ids));
     } else await runTurn(agent, host, ids);
   } catch (error) {
     // Only a failed commit gets here (runTurn and runGuarded turn anything

@@ -39,6 +39,12 @@ import type { AgentResolver } from "./turn_admission.ts";
 import type { Equip } from "../subagents/equip.ts";
 import type { CollectChildEvents } from "../subagents/parent_events.ts";
 import { endTurn } from "./turn_end.ts";
+import {
+  goalNoteText,
+  MAX_GOAL_REFLECTIONS,
+  needsReflection,
+  REFLECTION_NOTE,
+} from "../goals/goal_state.ts";
 
 /** What runs need from the service. */
 export interface RunDeps extends AgentResolver {
@@ -107,6 +113,25 @@ export class ThreadRunHost implements RunHost {
 
   get openCalls(): OpenCallsReader {
     return this.#actor.openCalls;
+  }
+
+  toolSteerSignal(): AbortSignal {
+    return this.#run.toolSteerSignal();
+  }
+
+  goalNote(): string | undefined {
+    const goal = this.#actor.record.goal;
+    return goal ? goalNoteText(goal) : undefined;
+  }
+
+  #reflections = 0;
+
+  goalReflection(): NewEntry | undefined {
+    if (this.#reflections >= MAX_GOAL_REFLECTIONS) return undefined;
+    if (!needsReflection(this.#actor.record.goal)) return undefined;
+    this.#reflections++;
+    const { turnId, runId } = this.#run;
+    return { kind: "note", turnId, runId, text: REFLECTION_NOTE };
   }
 
   stepSignal(): StopSwitch {

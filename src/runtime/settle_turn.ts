@@ -47,6 +47,10 @@ export function planSettlement(
   // A waiting turn has no run, but it is just as unfinished.
   const active = actor.record.active ?? actor.record.waiting;
   if (!active) return undefined;
+  // A durable stop request wins over `interrupted`: the user asked for the stop.
+  if (clean === "interrupted" && actor.record.stopRequest?.turnId === active.turnId) {
+    clean = "cancelled";
+  }
   const entries: NewEntry[] = [];
   if (partial && (partial.text || partial.reasoning)) {
     const step: NewEntry = {
@@ -116,6 +120,7 @@ export function planSettlement(
 export function planRecovery(actor: ThreadActor): ActorChange | undefined {
   const active = actor.record.active;
   if (!active) return planSettlement(actor, "interrupted");
+  if (actor.record.stopRequest?.turnId === active.turnId) return planSettlement(actor, "cancelled");
   const lost = lostSecrets(actor, active.turnId, active.runId);
   const open = actor.openCalls.list();
   const { results, unknown } = settleOpenCalls(open);

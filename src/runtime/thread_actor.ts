@@ -472,7 +472,8 @@ export class ThreadActor {
 
   /** The active turn has no run here and its owner is gone (or is this host, restarted). */
   get abandoned(): boolean {
-    return !this.#run && canSettleAbandoned(this.record, this.ownership);
+    // A graceful stop of this host settles its own turn (graceful_stop.ts), observed.
+    return !this.#run && !this.#stopping && canSettleAbandoned(this.record, this.ownership);
   }
 
   /** The active turn runs on another host, whose lease is live. */

@@ -33,6 +33,12 @@ import type {
   ThreadView,
 } from "../projection/view_types.ts";
 import type { UserInput } from "./user_input.ts";
+import type { ImageAttachment } from "../provider/gateway.ts";
+import type { ThreadServiceWave3 } from "./long_work_service.ts";
+import { longWorkSchemas } from "../validation/long_work_schemas.ts";
+import { deleteGoal, setGoal, submitGoal } from "../goals/goal_commands.ts";
+import { steerQueued } from "./queue_steer.ts";
+import { listParentEvents } from "../subagents/parent_event_list.ts";
 
 /** Commands and queries on threads. Every mutation takes a request key and is idempotent by it. */
 export interface ThreadService {
@@ -99,16 +105,18 @@ export interface ThreadService {
   promoteQueued(
     input: { threadId: string; requestKey: string; queueId: string },
   ): Promise<{ turnId: string; view: ThreadView }>;
-  /** Removes a queued input. */
+  /** Removes a queued input; with `expectedText`, only while it still reads so (else `request_conflict`). */
   deleteQueued(
-    input: { threadId: string; requestKey: string; queueId: string },
+    input: { threadId: string; requestKey: string; queueId: string; expectedText?: string },
   ): Promise<{ view: ThreadView }>;
   /**
    * Manual compaction; an explicit no-op below the target size. `noop` also
    * answers a compaction that installed nothing, whose record (`compaction`)
    * then says `failed`.
    */
-  compact(input: { threadId: string; requestKey: string }): Promise<CompactResult>;
+  compact(
+    input: { threadId: string; requestKey: string; continueGoal?: boolean },
+  ): Promise<CompactResult>;
   /** Context window figures. */
   context(threadId: string): Promise<ContextFigures>;
   /** The full output of a tool call that reached the model shortened (see a tool item's `artifactId`). */
@@ -136,6 +144,8 @@ export interface ThreadServiceWave2 {
     queueId: string;
     text: string;
     expectedText: string;
+    /** Replaces the queued input's attachments (`[]` removes them). */
+    attachments?: ImageAttachment[];
   }): Promise<{ view: ThreadView }>;
   /** The full output of a tool call that reached the model shortened. */
   artifact(threadId: string, artifactId: string): Promise<Artifact>;
@@ -151,7 +161,7 @@ export interface ThreadServiceWave2 {
 }
 
 /** The service `host.threads()` returns: every command and query, turn control included. */
-export type LocalThreadService = ThreadService & ThreadServiceWave2;
+export type LocalThreadService = ThreadService & ThreadServiceWave2 & ThreadServiceWave3;
 
 /**
  * Builds the service over a shared context.
@@ -210,7 +220,9 @@ export function createThreadService(
       return { view: (await ctx.actors.get(command.threadId)).snapshot() };
     }),
     steer: guarded((input) => steer(ctx, parseCommand("steer", input))),
-    editQueued: guarded((input) => editQueued(ctx, parseCommand("editQueued", input))),
+    editQueued: guarded((input) =>
+      editQueued(ctx, parseInput(longWorkSchemas.editQueued, input, "editQueued input"))
+    ),
     retry: guarded((input) => retry(ctx, parseCommand("retry", input))),
     fork: guarded((input) => fork(ctx, parseCommand("fork", input))),
     delete: guarded((input) => deleteThread(ctx, parseCommand("delete", input))),
@@ -257,8 +269,31 @@ export function createThreadService(
       };
     },
     promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand("queueItem", input))),
-    deleteQueued: guarded((input) => deleteQueued(ctx, parseCommand("queueItem", input))),
-    compact: guarded((input) => compact(ctx, parseCommand("compact", input))),
+    deleteQueued: guarded((input) =>
+      deleteQueued(ctx, parseInput(longWorkSchemas.deleteQueued, input, "deleteQueued input"))
+    ),
+    compact: guarded((input) =>
+      compact(ctx, parseInput(longWorkSchemas.compact, input, "compact input"))
+    ),
+    setGoal: guarded((input) =>
+      setGoal(ctx, parseInput(longWorkSchemas.setGoal, input, "setGoal input"))
+    ),
+    deleteGoal: guarded((input) =>
+      deleteGoal(ctx, parseInput(longWorkSchemas.deleteGoal, input, "deleteGoal input"))
+    ),
+    submitGoal: guarded((input) =>
+      submitGoal(ctx, parseInput(longWorkSchemas.setGoal, input, "submitGoal input"))
+    ),
+    steerQueued: guarded((input) =>
+      steerQueued(ctx, parseInput(longWorkSchemas.steerQueued, input, "steerQueued input"))
+    ),
+    listParentEvents: guarded((threadId, options) =>
+      listParentEvents(
+        ctx,
+        checkId(threadId),
+        parseInput(longWorkSchemas.parentEvents, options ?? {}, "listParentEvents options"),
+      )
+    ),
     context: guarded((threadId) =>
       context(
         ctx,

@@ -191,7 +191,7 @@ export function promoteQueued(
 }
 
 /** Admits a turn and drives its run (and the turns it hands over to). */
-async function startTurn(
+export async function startTurn(
   ctx: ServiceContext,
   actor: ThreadActor,
   admission: Admission,

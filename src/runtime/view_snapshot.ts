@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { publicGoal } from "../goals/goal_state.ts";
 import type { Agent } from "../config/agent.ts";
 import type { QueuedItem, ThreadRecord } from "../journal/thread_record.ts";
 import { type InteractionsReader, publicInteraction } from "../projection/interactions.ts";
@@ -83,6 +84,10 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
       viewVersion,
     };
   if (record.restoredInputs?.length) view.restoredInputs = record.restoredInputs.map(queuedView);
+  if (record.goal) view.goal = publicGoal(record.goal);
+  if (record.stopRequest) {
+    view.stopping = { mode: record.stopRequest.mode, requestedAt: record.stopRequest.requestedAt };
+  }
   if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
   if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
   if (parts.runProgress) view.runProgress = { ...parts.runProgress };

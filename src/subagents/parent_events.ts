@@ -13,6 +13,7 @@ import { keys } from "../journal/keys.ts";
 import type { ServiceContext } from "../runtime/service_context.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { childReport } from "./child_status.ts";
+import { boundUtf8, MAX_PREVIEW_BYTES } from "./bounds.ts";
 
 /** Children remembered as having nothing new, per service, before the memo starts again. */
 const MAX_QUIET = 10_000;
@@ -37,7 +38,7 @@ export function childEventCollector(ctx: ServiceContext): CollectChildEvents {
   return async (parentThreadId, admitted) => {
     const childIds = await ctx.journal.indexed(keys.childrenOf(parentThreadId));
     const records = await ctx.journal.threads(childIds);
-    const found: { at: string; event: ChildEvent }[] = [];
+    const found: ChildFact[] = [];
     for (const record of records) {
       if (!record || record.deleted) continue; // deleted meanwhile: nothing to tell
       const memo = `${parentThreadId}/${record.id}`;
@@ -57,14 +58,33 @@ export function childEventCollector(ctx: ServiceContext): CollectChildEvents {
       found.push(...fresh);
     }
     // Oldest first; facts of one instant keep a stable order by key.
-    found.sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : a.event.key < b.event.key ? -1 : 1);
+    found.sort(byAge);
     return found.map((fact) => fact.event);
   };
 }
 
-function factsOf(view: ThreadView): { at: string; event: ChildEvent }[] {
+/** Longest admitted message of one child fact, in bytes of UTF-8. */
+export const MAX_EVENT_MESSAGE_BYTES = 8192;
+
+/** One child fact: when it happened, the event the parent admits, and its public form. */
+export interface ChildFact {
+  at: string;
+  event: ChildEvent;
+  /** The report preview (≤ 512 bytes), for completed facts. */
+  preview?: string;
+  /** A failure's code, never its raw text. */
+  code?: string;
+}
+
+/**
+ * The facts of one child, from its view: each ended turn and each pending
+ * interaction. The message the parent's model reads is bounded: a failure by
+ * its code, a report by its 512-byte preview (the model reads the rest with
+ * `wait_agents` or `inspect_agent`), the whole within 8 KiB.
+ */
+export function factsOf(view: ThreadView): ChildFact[] {
   const childThreadId = view.threadId;
-  const facts: { at: string; event: ChildEvent }[] = [];
+  const facts: ChildFact[] = [];
   const latest = view.turns.at(-1);
   for (const turn of view.turns) {
     if (!turn.outcome || !turn.endedAt) continue;
@@ -73,15 +93,26 @@ function factsOf(view: ThreadView): { at: string; event: ChildEvent }[] {
       : turn.outcome === "cancelled"
       ? "cancelled"
       : "failed";
+    const found: ChildFact = {
+      at: turn.endedAt,
+      event: { key: `${childThreadId}/${turn.turnId}/${fact}`, childThreadId, fact, text: "" },
+    };
     let text = `[sub-agent ${childThreadId}] ${fact}`;
-    if (turn.failure) text += ` (${turn.failure.code}): ${turn.failure.message}`;
+    if (turn.failure) {
+      found.code = turn.failure.code;
+      text += ` (${turn.failure.code})`;
+    }
     // Only the latest turn's report is the child's report now.
     const report = turn === latest && view.status === "idle" ? childReport(view) : undefined;
-    if (report !== undefined) text += `\nReport:\n${report}`;
-    facts.push({
-      at: turn.endedAt,
-      event: { key: `${childThreadId}/${turn.turnId}/${fact}`, childThreadId, fact, text },
-    });
+    const preview = report === undefined ? undefined : boundUtf8(report, MAX_PREVIEW_BYTES);
+    if (preview !== undefined) {
+      found.preview = preview;
+      text += `\nReport:\n${preview}`;
+      // The rest stays with the child: the model asks for it when it needs it.
+      if (preview !== report) text += "\n(Read the full report with wait_agents or inspect_agent.)";
+    }
+    found.event.text = boundUtf8(text, MAX_EVENT_MESSAGE_BYTES);
+    facts.push(found);
   }
   for (const interaction of view.pending) {
     const fact = interaction.kind === "approval" ? "needs_approval" : "needs_input";
@@ -95,9 +126,17 @@ function factsOf(view: ThreadView): { at: string; event: ChildEvent }[] {
         key: `${childThreadId}/${interaction.id}/${fact}`,
         childThreadId,
         fact,
-        text: `[sub-agent ${childThreadId}] ${fact}: it waits for ${what}`,
+        text: boundUtf8(
+          `[sub-agent ${childThreadId}] ${fact}: it waits for ${what}`,
+          MAX_EVENT_MESSAGE_BYTES,
+        ),
       },
     });
   }
   return facts;
+}
+
+/** Oldest first; facts of one instant keep a stable order by key. */
+export function byAge(a: ChildFact, b: ChildFact): number {
+  return a.at < b.at ? -1 : a.at > b.at ? 1 : a.event.key < b.event.key ? -1 : 1;
 }

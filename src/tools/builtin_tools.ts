@@ -7,22 +7,16 @@
  */
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "./define_tool.ts";
+import { type Question, questionSchema } from "./question_shape.ts";
 import { ASK_USER_TOOL, MAX_TODO_TEXT, MAX_TODOS, TODO_WRITE_TOOL } from "./builtin_names.ts";
 
 /** Bounds of one `ask_user` call. */
 export const MAX_QUESTIONS = 20;
 
-const question = z.object({
-  id: z.string().trim().min(1).max(64),
-  prompt: z.string().trim().min(1).max(4_000),
-  options: z.array(z.string().min(1).max(500)).min(1).max(50).optional(),
-  secret: z.boolean().optional(),
-}).strict();
+const question = questionSchema;
 
 /** The input of `ask_user`. */
-export const askUserInput: z.ZodType<{
-  questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[];
-}> = z.object({
+export const askUserInput: z.ZodType<{ questions: Question[] }> = z.object({
   questions: z.array(question).min(1).max(MAX_QUESTIONS).refine(
     (questions) => new Set(questions.map((q) => q.id)).size === questions.length,
     "Question ids must be unique",

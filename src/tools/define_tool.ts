@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Question } from "./question_shape.ts";
 import { z } from "zod";
 import { FloretError } from "../errors.ts";
 import { toolSpecSchema } from "../validation/config_schemas.ts";
@@ -50,7 +51,7 @@ export interface ToolResult {
    * answers reach the model as one user message after this result.
    */
   inputRequired?: {
-    questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[];
+    questions: Question[];
   };
   /**
    * Display facts for the tool item (a label and rows of text, Markdown or

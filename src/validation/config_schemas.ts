@@ -86,6 +86,7 @@ export interface AgentConfigShape {
   titles?: "host" | "provider";
   reasoning?: { effort: "minimal" | "low" | "medium" | "high" | "max" };
   maxRequestBytes?: number;
+  goals?: boolean;
 }
 
 const gatewaySchema = z.custom<AgentConfigShape["gateway"]>(
@@ -149,6 +150,7 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
     effort: z.enum(["minimal", "low", "medium", "high", "max"]),
   }).optional(),
   maxRequestBytes: positiveInt.optional(),
+  goals: z.boolean().optional(),
 });
 
 /** What `openHost` checks in its options. */

@@ -8,6 +8,7 @@
 //   approved  the approval was given; the write tool appended its line and hangs
 //   graceful  a `write` tool appended its line and hangs; a graceful cancel is draining
 //   secret    a secret question was answered; the resumed run's provider request hangs
+//   graceful_read  a `read` tool hangs; a graceful cancel's durable request is committed
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { defineAgent, defineTool, openHost } from "@floret/engine";
@@ -49,8 +50,8 @@ const write = defineTool({
   name: "guarded_write",
   description: "Appends a line to the side file",
   input: z.object({ line: z.string() }),
-  effect: "write",
-  permission: scenario === "graceful" ? "allow" : "ask",
+  effect: scenario === "graceful_read" ? "read" : "write",
+  permission: scenario === "graceful" || scenario === "graceful_read" ? "allow" : "ask",
   execute: async ({ line }) => {
     appendFileSync(sideFile, `${line}\n`);
     if (!hangs) return `ok: ${line}`;
@@ -110,6 +111,11 @@ if (scenario === "approval") {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   emit("READY", { threadId });
+} else if (scenario === "graceful_read") {
+  await reached;
+  // The third wave: the stop request is durable and answered at once.
+  const { view } = await threads.cancel({ threadId, requestKey: "cancel-1", mode: "graceful" });
+  emit("READY", { threadId, stopping: view.stopping });
 } else {
   throw new Error(`Unknown scenario: ${scenario}`);
 }

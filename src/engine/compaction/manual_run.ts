@@ -19,11 +19,13 @@ import { runCompaction } from "./run_compaction.ts";
  * @param agent the thread's agent
  * @param host the thread's side of the run
  * @param ids the run's identity, and the operation its admission started
+ * @param then the work that follows a compaction that did not fail, in the same turn
  */
 export async function runCompactionTurn(
   agent: Agent,
   host: RunHost,
   ids: { threadId: string; turnId: string; runId: string; operationId: string },
+  then?: (host: RunHost) => Promise<void>,
 ): Promise<void> {
   const budget = budgetOf(agent);
   if (!budget) {
@@ -48,6 +50,8 @@ export async function runCompactionTurn(
     throw error;
   }
   if (!entry) return;
+  // `continueGoal`: the turn goes on with the goal once the compaction did not fail.
+  if (entry.status !== "failed" && then) return await then(host);
   if (entry.status !== "failed") await host.endTurn("completed");
   else await host.endTurn("failed", compactionFailure(entry));
 }
