@@ -130,6 +130,8 @@ export interface RunProgress {
 export interface ThreadView {
   threadId: string;
   parentThreadId?: string;
+  /** The tenant the thread belongs to (`create({ tenant })`, or `threadApi`'s `authorize`). */
+  tenant?: string;
   forkedFrom?: { threadId: string; itemId?: string };
   title?: string;
   /** Where the title stands (see `TitleStatus`). */
@@ -156,6 +158,8 @@ export interface ThreadView {
 export interface ThreadSummary {
   threadId: string;
   parentThreadId?: string;
+  /** The tenant the thread belongs to. */
+  tenant?: string;
   title?: string;
   /** Where the title stands. */
   titleStatus: TitleStatus;

@@ -84,6 +84,7 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
     };
   if (record.restoredInputs?.length) view.restoredInputs = record.restoredInputs.map(queuedView);
   if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
+  if (record.tenant !== undefined) view.tenant = record.tenant;
   if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
   if (parts.runProgress) view.runProgress = { ...parts.runProgress };
   if (parts.context) view.context = parts.context;

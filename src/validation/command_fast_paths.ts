@@ -24,7 +24,7 @@ import { isWellFormed } from "./parse_input.ts";
  */
 export function fastCreate(input: unknown): CreateCommand | undefined {
   // A `title` key, even one holding `undefined`, is kept by the schema: its case.
-  if (!isPlainObject(input) || "title" in input) return undefined;
+  if (!isPlainObject(input) || "title" in input || "tenant" in input) return undefined;
   const requestKey = input.requestKey;
   return isPlainKey(requestKey) ? { requestKey } : undefined;
 }

@@ -20,6 +20,16 @@ export const requestKeySchema: z.ZodType<string> = z.string().trim()
 /** A thread id: any string (one that names no thread is `thread_not_found`, later). */
 export const threadIdSchema: z.ZodType<string> = z.string().refine(isWellFormed);
 
+/**
+ * A tenant (what `threadApi`'s `authorize` returned as `{ tenant }`): 1–256
+ * well-formed characters. A thread created for a tenant belongs to it.
+ */
+export const tenantSchema: z.ZodType<string> = z.string().min(1, "Tenant is empty")
+  .max(256, "Tenant is longer than 256 characters").refine(
+    isWellFormed,
+    "Tenant has a lone surrogate",
+  );
+
 /** An id chosen by the engine (turn, queue item, interaction, item): a short, well-formed string. */
 const engineId = z.string().min(1).max(256).refine(isWellFormed, "Id has a lone surrogate");
 
@@ -55,6 +65,8 @@ export const userInputSchema: z.ZodType<UserInputInput> = z.object({
 export interface CreateCommand {
   requestKey: string;
   title?: string;
+  /** The tenant the new thread belongs to; its request key is scoped to that tenant. */
+  tenant?: string;
 }
 /** `send` input. */
 export interface SendCommand {
@@ -146,6 +158,7 @@ export const commandSchemas: CommandSchemas = {
   create: z.object({
     requestKey: requestKeySchema,
     title: z.string().max(500).refine(isWellFormed, "Title has a lone surrogate").optional(),
+    tenant: tenantSchema.optional(),
   }),
   send: z.object({
     ...threadKey,
@@ -198,6 +211,8 @@ export interface ListOptions {
    * thread is `thread_not_found`, like every other thread id.
    */
   parentThreadId?: unknown;
+  /** Only this tenant's threads (without it: every thread). */
+  tenant?: string;
 }
 /** `history` options. */
 export interface HistoryOptions {
@@ -234,6 +249,7 @@ export const querySchemas: QuerySchemas = {
     limit: pageLimit.optional(),
     cursor: z.string().max(512).optional(),
     parentThreadId: z.unknown().optional(),
+    tenant: tenantSchema.optional(),
   }).optional(),
   history: z.object({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
   waitForIdle: z.object({
