@@ -92,9 +92,14 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
     );
   }
   if (
-    typeof pingIntervalMs !== "number" || !Number.isFinite(pingIntervalMs) || pingIntervalMs <= 0
+    typeof pingIntervalMs !== "number" || !Number.isInteger(pingIntervalMs) ||
+    pingIntervalMs <= 0 || pingIntervalMs > 2 ** 31 - 1
   ) {
-    throw new FloretError("invalid_input", `pingIntervalMs must be a positive number`);
+    // Past 2^31−1 ms a timer fires at once, and a ping loop would spin.
+    throw new FloretError(
+      "invalid_input",
+      `pingIntervalMs must be an integer from 1 to 2^31-1`,
+    );
   }
   if (typeof turnControl !== "boolean") {
     throw new FloretError("invalid_input", "turnControl must be a boolean");

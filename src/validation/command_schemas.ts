@@ -254,8 +254,9 @@ export const querySchemas: QuerySchemas = {
   history: z.object({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
   waitForIdle: z.object({
     signal: signalSchema.optional(),
-    // NaN, Infinity, strings and negatives would wait forever or not at all.
-    timeoutMs: z.number().finite().min(0).optional(),
+    // NaN, Infinity, strings and negatives would wait forever or not at all; past
+    // 2^31−1 ms a timer fires at once. 0 asks once, without waiting.
+    timeoutMs: z.number().int().min(0).max(2 ** 31 - 1).optional(),
   }).optional(),
   signalOnly: z.object({ signal: signalSchema.optional() }).optional(),
 };

@@ -171,7 +171,7 @@ function validate(options: WebFetchOptions | undefined): Settings {
   if (options.timeoutMs !== undefined) {
     const value = options.timeoutMs;
     if (
-      typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS
+      typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS
     ) {
       throw new FloretError("invalid_input", `Invalid timeoutMs: ${String(value)}`);
     }
