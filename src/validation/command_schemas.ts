@@ -42,7 +42,33 @@ export const imageAttachmentSchema: z.ZodType<ImageAttachment> = z.object({
     "dataBase64 must be standard base64",
   ),
   name: z.string().max(256).optional(),
-}).strict();
+}).strict().refine(
+  (image) => bytesMatch(image.mediaType, image.dataBase64),
+  "The attachment's bytes are not the declared media type",
+);
+
+/** The first bytes of each image type (DESIGN §11: bytes must match the declared type). */
+function bytesMatch(mediaType: string, dataBase64: string): boolean {
+  let head: string;
+  try {
+    // 16 base64 characters are 12 bytes: enough for every signature below.
+    head = atob(dataBase64.slice(0, 16));
+  } catch {
+    return false;
+  }
+  switch (mediaType) {
+    case "image/png":
+      return head.startsWith("\x89PNG");
+    case "image/jpeg":
+      return head.startsWith("\xff\xd8\xff");
+    case "image/gif":
+      return head.startsWith("GIF8");
+    case "image/webp":
+      return head.startsWith("RIFF") && (head.length < 12 || head.slice(8, 12) === "WEBP");
+    default:
+      return false;
+  }
+}
 
 /** A user's input: text and optional images. */
 export interface UserInputInput {
