@@ -11,6 +11,10 @@
  * calls `get_weather` when a message mentions weather) unless OPENAI_API_KEY is
  * set (OPENAI_MODEL, default gpt-4.1-mini). Try "weather in Lisbon", "note: buy
  * milk" (an approval), "ask me" (a form with a secret field) and "plan" (todos).
+ *
+ * Two demo users, alice (the default) and bob (open `/?user=bob`; `/?user=alice`
+ * switches back), each see only their own threads. Only requests whose `Host`
+ * is 127.0.0.1, localhost or [::1] are answered (DNS rebinding).
  */
 import { z } from "zod";
 import { defineAgent, defineTool, type Gateway, openHost } from "@floret/engine";
@@ -139,19 +143,64 @@ const threads = host.threads({
     goals: true,
   }),
 });
+/**
+ * The demo's two users, each its own tenant: a request names its user with
+ * the `floret_user` cookie (open `/?user=bob` to switch; the default is
+ * alice). HOOK: a real server checks a session or a bearer token here, in
+ * front of the API, and never trusts a name the client picks.
+ */
+const USERS: Record<string, string> = { alice: "tenant-alice", bob: "tenant-bob" };
+function userOf(request: Request): string | undefined {
+  const cookie = request.headers.get("cookie") ?? "";
+  const named = /(?:^|;\s*)floret_user=([a-z]+)/.exec(cookie)?.[1] ?? "alice";
+  return named in USERS ? named : undefined;
+}
+
+/**
+ * Host names this server answers to. A page on another site whose DNS name
+ * is re-pointed at 127.0.0.1 (DNS rebinding) sends its own name in `Host`,
+ * which this list refuses. Add names with FLORET_ALLOWED_HOSTS (comma-separated).
+ */
+const allowedHosts = new Set([
+  "127.0.0.1",
+  "localhost",
+  "[::1]",
+  ...(env("FLORET_ALLOWED_HOSTS") ?? "").split(",").map((h) => h.trim()).filter(Boolean),
+]);
+function hostAllowed(request: Request): boolean {
+  const host = request.headers.get("host");
+  if (host === null) return false;
+  return allowedHosts.has(host.replace(/:\d+$/, "").toLowerCase());
+}
+
 const api = threadApi(threads, {
   basePath: "/api",
   // The page edits queued messages (PATCH /api/threads/:id/queue/:queueId).
   turnControl: true,
-  // HOOK: check the user here (a session cookie or a bearer token). This demo
-  // listens on loopback only and refuses requests other sites' pages make.
-  authorize: ({ request }) => request.headers.get("sec-fetch-site") !== "cross-site",
+  // Each user is a tenant: their threads are theirs alone (another user's are
+  // 404). Requests other sites' pages make are refused too.
+  authorize: ({ request }) => {
+    if (request.headers.get("sec-fetch-site") === "cross-site") return false;
+    const user = userOf(request);
+    return user === undefined ? false : { tenant: USERS[user] };
+  },
 });
 const page = chatPage("/api");
-const fetch = (request: Request): Response | Promise<Response> =>
-  new URL(request.url).pathname === "/"
-    ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } })
-    : api.fetch(request);
+const fetch = (request: Request): Response | Promise<Response> => {
+  if (!hostAllowed(request)) {
+    return Response.json({ error: { code: "forbidden", message: "Unknown host" } }, {
+      status: 403,
+    });
+  }
+  const url = new URL(request.url);
+  if (url.pathname !== "/") return api.fetch(request);
+  const headers = new Headers({ "content-type": "text/html; charset=utf-8" });
+  const chosen = url.searchParams.get("user");
+  if (chosen !== null && chosen in USERS) {
+    headers.set("set-cookie", `floret_user=${chosen}; Path=/; SameSite=Strict; HttpOnly`);
+  }
+  return new Response(page, { headers });
+};
 
 interface DenoLike {
   serve(

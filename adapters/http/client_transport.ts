@@ -35,7 +35,8 @@ export interface CallSpec {
  * @param spec the call
  * @returns the response (2xx)
  * @throws {FloretError} the server's code; `invalid_input` for a request key
- *   that is not a string or cannot be a header; `internal` when the API cannot be reached or read.
+ *   that is not a string or cannot be a header; `internal` when the API cannot be reached or read,
+ *   or when the `headers` function throws.
  *   An aborted signal rejects with its reason, as in-process.
  */
 export async function send(transport: Transport, spec: CallSpec): Promise<Response> {
@@ -44,9 +45,14 @@ export async function send(transport: Transport, spec: CallSpec): Promise<Respon
     throw new FloretError("invalid_input", "The request key must be a string");
   }
   const url = urlOf(transport.baseUrl, spec);
-  const extra = typeof transport.headers === "function"
-    ? await transport.headers()
-    : transport.headers;
+  let extra: unknown;
+  try {
+    extra = typeof transport.headers === "function" ? await transport.headers() : transport.headers;
+  } catch (error) {
+    // The caller's own headers function failed (a token refresh, say): nothing is sent,
+    // and the call rejects like every other client failure, with a code.
+    throw new FloretError("internal", "The headers function failed", { cause: error });
+  }
   let request: Request;
   try {
     request = new Request(url, {

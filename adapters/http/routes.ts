@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { ImageAttachment, LocalThreadService, ThreadService } from "@floret/engine";
 import { chatBodySchema } from "./chat_request.ts";
+import { chatAnswers } from "./chat_authorize.ts";
 import { chatResponse } from "./chat_route.ts";
 import { type ChatRouteOptions, disconnectHook } from "./chat_turn_stream.ts";
 import { resumeResponse } from "./chat_resume.ts";
@@ -18,7 +19,9 @@ import { wireJson } from "./wire_json.ts";
 /**
  * What `authorize` is asked about: the service method a route calls (or
  * `chat`). The turn-control routes (`editQueued`, `steer`) ask about `send`:
- * like a message, they put the user's text into the thread.
+ * like a message, they put the user's text into the thread. The chat route
+ * asks about `chat`, and also about `respond` when it answers approvals or
+ * questions.
  */
 export type HttpAction =
   | "create"
@@ -51,6 +54,13 @@ export interface RouteCall {
   pingMs: number;
   /** `threadApi`'s `chat` options. */
   chat: ChatRouteOptions;
+  /** The caller's tenant (`authorize` answered `{ tenant }`), if any. */
+  tenant: string | undefined;
+  /**
+   * Asks `authorize` about a further action the route takes for the caller;
+   * rejects with `forbidden` (a RequestRefused) when it is not allowed.
+   */
+  authorizeAlso(action: HttpAction): Promise<void>;
 }
 
 /** One route of the API. */
@@ -112,16 +122,21 @@ export const ROUTES: readonly ApiRoute[] = [
     "POST",
     "/threads",
     z.strictObject({ title: optionalString }),
-    async ({ service }, requestKey, body) =>
-      json(201, await service.create({ requestKey, ...body })),
+    async ({ service, tenant }, requestKey, body) =>
+      json(
+        201,
+        await service.create(
+          tenant === undefined ? { requestKey, ...body } : { requestKey, ...body, tenant },
+        ),
+      ),
   ),
   {
     action: "list",
     method: "GET",
     path: "/threads",
-    handle: async ({ service, request }) => {
+    handle: async ({ service, request, tenant }) => {
       const query = queryOf(request.url, listQuery);
-      return json(200, await service.list(query));
+      return json(200, await service.list(tenant === undefined ? query : { ...query, tenant }));
     },
   },
   {
@@ -335,9 +350,11 @@ export const ROUTES: readonly ApiRoute[] = [
     action: "chat",
     method: "POST",
     path: "/threads/:threadId/chat",
-    handle: async ({ service, request, param, pingMs, chat }) => {
+    handle: async ({ service, request, param, pingMs, chat, authorizeAlso }) => {
       const headerKey = request.headers.has("idempotency-key") ? requestKeyOf(request) : undefined;
       const body = await jsonBody(request, chatBodySchema);
+      // Answers (approvals, ask_user outputs) are a `respond`, whatever route carries them.
+      if (chatAnswers(body)) await authorizeAlso("respond");
       return await chatResponse(service, param("threadId"), {
         body,
         headerKey,

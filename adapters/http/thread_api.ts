@@ -13,6 +13,7 @@ import { type HttpAction, ROUTES } from "./routes.ts";
 import type { ChatRouteOptions } from "./chat_turn_stream.ts";
 import { LONG_WORK_ROUTES } from "./long_work_routes.ts";
 import { PING_INTERVAL_MS } from "./sse_events.ts";
+import { admissionOf, assertAllowed, assertTenantOwns, type AuthorizeVerdict } from "./tenancy.ts";
 
 /** The question `authorize` answers for every request to a known route. */
 export interface AuthorizeCheck {
@@ -26,8 +27,13 @@ export interface AuthorizeCheck {
 
 /** Options of {@link threadApi}. */
 export interface ThreadApiOptions {
-  /** Required. `true` lets the request through; anything else answers 403 `forbidden`. */
-  authorize: (check: AuthorizeCheck) => boolean | Promise<boolean>;
+  /**
+   * Required. `true` lets the request through; `{ tenant }` lets it through
+   * for that tenant only (it creates threads of that tenant, lists only them,
+   * and every other thread answers 404 `thread_not_found`); anything else
+   * answers 403 `forbidden`.
+   */
+  authorize: (check: AuthorizeCheck) => AuthorizeVerdict | Promise<AuthorizeVerdict>;
   /** A prefix of every route, such as `"/api"`; defaults to `""`. */
   basePath?: string;
   /** How often streams send a `: ping` comment line; defaults to 15 000 ms. */
@@ -98,9 +104,14 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
     );
   }
   if (
-    typeof pingIntervalMs !== "number" || !Number.isFinite(pingIntervalMs) || pingIntervalMs <= 0
+    typeof pingIntervalMs !== "number" || !Number.isInteger(pingIntervalMs) ||
+    pingIntervalMs <= 0 || pingIntervalMs > 2 ** 31 - 1
   ) {
-    throw new FloretError("invalid_input", `pingIntervalMs must be a positive number`);
+    // Past 2^31−1 ms a timer fires at once, and a ping loop would spin.
+    throw new FloretError(
+      "invalid_input",
+      `pingIntervalMs must be an integer from 1 to 2^31-1`,
+    );
   }
   if (typeof turnControl !== "boolean") {
     throw new FloretError("invalid_input", "turnControl must be a boolean");
@@ -135,19 +146,35 @@ export function threadApi(service: ThreadService, options: ThreadApiOptions): Ho
         : isList
         ? c.req.query("parentThreadId")
         : undefined;
-      let allowed: boolean;
+      let verdict: unknown;
       try {
-        allowed = await authorize({ request, action: route.action, threadId });
+        verdict = await authorize({ request, action: route.action, threadId });
       } catch {
         return errorResponse("internal");
       }
-      if (allowed !== true) return errorResponse("forbidden");
+      const admission = admissionOf(verdict);
+      if (!admission.allowed) return errorResponse("forbidden");
+      const { tenant } = admission;
+      // Another tenant's thread is a missing thread, before the route reads anything.
+      if (threadId !== undefined) await assertTenantOwns(service, threadId, tenant);
       return await route.handle({
         service,
         request,
         param: (name) => c.req.param(name) ?? "",
         pingMs: pingIntervalMs,
         chat: chatOptions,
+        tenant,
+        authorizeAlso: async (action) => {
+          let also: unknown;
+          try {
+            also = await authorize({ request, action, threadId });
+          } catch (error) {
+            throw new FloretError("internal", "authorize failed", { cause: error });
+          }
+          const more = admissionOf(also);
+          // The same caller: a different tenant for the second question is no permission.
+          assertAllowed(more.allowed && more.tenant === tenant ? more : { allowed: false });
+        },
       });
     });
   }

@@ -10,6 +10,13 @@
  */
 import type { AttemptAbort } from "./attempt_abort.ts";
 
+/**
+ * The longest the engine reads a stream without giving the event loop a
+ * turn: a gateway that yields without ever awaiting I/O would otherwise
+ * starve every timer (timeouts, cancel) and every other thread of the process.
+ */
+export const STREAM_SLICE_MS = 50;
+
 /** Takes each read of a stream; returns `true` when it wants no more. */
 export interface ReadSink<T> {
   take(result: IteratorResult<T>): boolean;
@@ -25,6 +32,9 @@ export class BoundedReads<T> {
   // Made once per stream, and handed to every read's `then`.
   readonly #fulfilled: (result: IteratorResult<T>) => void;
   readonly #rejected: (error: unknown) => void;
+  readonly #resume: () => void;
+  // When the current slice of reading began (see STREAM_SLICE_MS).
+  #sliceStart = 0;
 
   /**
    * @param iterator the stream (host code)
@@ -35,6 +45,10 @@ export class BoundedReads<T> {
     this.#abort = abort;
     this.#fulfilled = (result) => this.#took(result);
     this.#rejected = (error) => this.#settle(error, true);
+    this.#resume = () => {
+      this.#sliceStart = Date.now();
+      if (this.#sink !== undefined && !this.#abort.aborted) this.#read();
+    };
     abort.onAbort((reason) => this.#settle(reason, true));
   }
 
@@ -52,6 +66,7 @@ export class BoundedReads<T> {
       this.#sink = sink;
       this.#resolve = resolve;
       this.#reject = reject;
+      this.#sliceStart = Date.now();
       this.#read();
     });
   }
@@ -81,6 +96,9 @@ export class BoundedReads<T> {
       return this.#settle(error, true);
     }
     if (enough) this.#settle(undefined, false);
+    // A stream that answers in microtasks only would hold the event loop:
+    // past a slice, the next read waits for a macrotask, so timers run.
+    else if (Date.now() - this.#sliceStart >= STREAM_SLICE_MS) setTimeout(this.#resume, 0);
     else this.#read();
   }
 

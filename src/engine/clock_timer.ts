@@ -85,7 +85,9 @@ export class ClockTimer<C extends Clock> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timerDue = due;
     this.#referenced = true;
-    this.#timer = setTimeout(this.#fire, Math.max(0, due - Date.now()));
+    // Never past setTimeout's limit (it would fire at once, over and over): a
+    // far deadline fires early, finds no clock due, and arms again.
+    this.#timer = setTimeout(this.#fire, Math.min(2 ** 31 - 1, Math.max(0, due - Date.now())));
   }
 
   #fired(): void {

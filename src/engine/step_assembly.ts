@@ -204,6 +204,15 @@ function clip(text: string, max: number): string {
 
 /** Provider state is stored with the step: it must be JSON, checked before the commit. */
 function storableState(state: unknown): unknown {
+  // What JSON would silently change (a Map to {}, a function dropped) is refused, not stored changed.
+  const unfaithful = callHostCodeSync(() => jsonLoss(state, "finish.state"));
+  if (!unfaithful.ok || unfaithful.value !== undefined) {
+    throw new ContractViolation(
+      `The gateway's finish.state cannot be stored as JSON: ${
+        unfaithful.ok ? unfaithful.value : unfaithful.message
+      }`,
+    );
+  }
   const encoded = callHostCodeSync(() => JSON.stringify(state));
   if (!encoded.ok || typeof encoded.value !== "string") {
     throw new ContractViolation(
@@ -213,6 +222,49 @@ function storableState(state: unknown): unknown {
     );
   }
   return JSON.parse(encoded.value);
+}
+
+/**
+ * Where JSON would not keep a value as it is: a function, symbol, BigInt,
+ * non-finite number, or an object other than a plain object or array (a Map,
+ * a Set, a Date). `undefined` object properties are dropped by JSON, as
+ * expected of any JSON value. Cycles are left to JSON.stringify, which throws.
+ *
+ * @returns a description of the first loss, or `undefined` when none
+ */
+function jsonLoss(value: unknown, path: string, seen = new Set<object>()): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "undefined":
+      return undefined;
+    case "number":
+      return Number.isFinite(value) ? undefined : `${path} is ${value}`;
+    case "object": {
+      if (value === null) return undefined;
+      if (seen.has(value)) return undefined;
+      seen.add(value);
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (value[i] === undefined) return `${path}[${i}] is undefined`;
+          const loss = jsonLoss(value[i], `${path}[${i}]`, seen);
+          if (loss) return loss;
+        }
+        return undefined;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        return `${path} is a ${value.constructor?.name ?? "non-plain object"}`;
+      }
+      for (const [key, item] of Object.entries(value)) {
+        const loss = jsonLoss(item, `${path}.${key}`, seen);
+        if (loss) return loss;
+      }
+      return undefined;
+    }
+    default:
+      return `${path} is a ${typeof value}`;
+  }
 }
 
 /**

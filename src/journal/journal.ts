@@ -11,6 +11,7 @@ import { checkedOwnPlan } from "../spi/kv_commit_plan.ts";
 import { type PlannedCommit, plannedCommitOf, plannedVersionOf } from "../spi/kv_planned_commit.ts";
 import { checkStoredShape, decodeJson, decodeValue, encodeValue } from "./codec.ts";
 import { commitOf, planOf } from "./commit_writer.ts";
+import { boundedStore, DEFAULT_STORE_TIMEOUT_MS } from "./bounded_store.ts";
 import {
   entryShapes,
   requestRecordShape,
@@ -65,8 +66,9 @@ export class Journal {
   // The store's synchronous version read, when it offers one (the memory store).
   readonly #version: ((key: KvKey) => string | null) | undefined;
 
-  private constructor(store: KvStore) {
-    this.#store = store;
+  private constructor(store: KvStore, timeoutMs: number) {
+    // Every awaited call is bounded; the synchronous fast paths cannot hang.
+    this.#store = boundedStore(store, timeoutMs);
     this.#planned = plannedCommitOf(store);
     this.#version = plannedVersionOf(store);
   }
@@ -75,11 +77,14 @@ export class Journal {
    * Opens the journal on a store, writing the schema marker on first use.
    *
    * @param store the store
+   * @param timeoutMs the deadline of every store call (default 30 s)
    * @throws {FloretError} `store_too_new` when a newer engine wrote the store;
-   *   `storage_failure` when the store refuses the marker and none is there
+   *   `storage_failure` when the store refuses the marker and none is there,
+   *   or does not answer in time
    */
-  static async open(store: KvStore): Promise<Journal> {
-    const journal = new Journal(store);
+  static async open(store: KvStore, timeoutMs = DEFAULT_STORE_TIMEOUT_MS): Promise<Journal> {
+    const journal = new Journal(store, timeoutMs);
+    store = journal.#store;
     const [marker] = await guard(() => store.getMany([keys.schema()]));
     if (!marker) {
       const result = await guard(() =>

@@ -11,6 +11,17 @@ export const STORE_SCHEMA_VERSION = 1;
 /** Store-wide request keys (create, fork) use this scope. */
 export const STORE_SCOPE = "";
 
+/**
+ * The scope of store-wide request keys (create, fork) of a tenant's threads:
+ * the same key from two tenants is two requests. Thread ids start with
+ * `thread_`, so no tenant scope is ever a thread's scope.
+ *
+ * @param tenant the tenant, or `undefined` for threads of no tenant
+ */
+export function tenantScope(tenant: string | undefined): string {
+  return tenant === undefined ? STORE_SCOPE : `tenant:${tenant}`;
+}
+
 /** Key builders. */
 export const keys = {
   schema: (): KvKey => ["meta", "schema"],

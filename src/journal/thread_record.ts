@@ -26,6 +26,8 @@ export interface ThreadRecord {
   createdAt: string;
   updatedAt: string;
   parentThreadId?: string;
+  /** The tenant the thread belongs to (set at create; forks and children inherit it). */
+  tenant?: string;
   /** A child thread's agent: the id of the parent agent's `subagents` entry named at spawn. */
   agentId?: string;
   /** The source path this thread continues (forks): its entries up to `seq` come first. */

@@ -272,6 +272,8 @@ export interface ThreadView {
   threadId: string;
   /** The parent thread of a sub-agent's thread. */
   parentThreadId?: string;
+  /** The tenant the thread belongs to (`create({ tenant })`, or `threadApi`'s `authorize`). */
+  tenant?: string;
   /** The thread (and item) it was forked from. */
   forkedFrom?: { threadId: string; itemId?: string };
   /** The title, when there is one. */
@@ -312,6 +314,8 @@ export interface ThreadSummary {
   threadId: string;
   /** The parent thread of a sub-agent's thread. */
   parentThreadId?: string;
+  /** The tenant the thread belongs to. */
+  tenant?: string;
   /** The title, when there is one. */
   title?: string;
   /** Where the title stands. */

@@ -9,7 +9,7 @@ import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { newId } from "../identity/ids.ts";
 import type { Entry, NewEntry, TurnOutcome } from "../journal/entries.ts";
-import { keys, STORE_SCOPE } from "../journal/keys.ts";
+import { keys, tenantScope } from "../journal/keys.ts";
 import { ContextModel } from "../projection/context_model.ts";
 import { OpenCalls, settleOpenCalls } from "../projection/open_calls.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
@@ -54,7 +54,8 @@ function forkFrom(
     ctx.assertOpen();
     // The replay is looked up in the source's lock, the first thing asked for.
     const plan = await source.exclusive(async () => {
-      const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
+      // Fork keys are scoped to the source's tenant, like its creates.
+      const replay = await replayOf(ctx.journal, tenantScope(source.record.tenant), key);
       if (replay) return { replayed: replay.threadId as string };
       // The source moved since the last plan: unless it runs here, another host wrote it.
       if (replanned && !source.run) await source.sync();
@@ -87,6 +88,7 @@ function forkFrom(
       queue: [],
     };
     Object.assign(record, inheritedTitle(plan.sourceRecord));
+    if (plan.sourceRecord.tenant !== undefined) record.tenant = plan.sourceRecord.tenant;
     if (lastTurn) record.lastTurn = lastTurn;
     // Goals survive forks: the fork keeps working toward the source's objective.
     if (plan.sourceRecord.goal) record.goal = { ...plan.sourceRecord.goal };
@@ -94,7 +96,7 @@ function forkFrom(
       expected: null,
       record,
       entries: own,
-      request: claimOf(key, { threadId: forkId }, STORE_SCOPE),
+      request: claimOf(key, { threadId: forkId }, tenantScope(plan.sourceRecord.tenant)),
       set: [{ key: keys.fork(threadId, forkId), value: {} }],
       // A source deleted meanwhile (its entries may be purged) fails this; the retry sees the tombstone.
       checks: [{ key: keys.thread(threadId), version: plan.sourceVersion }],

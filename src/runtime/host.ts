@@ -13,6 +13,7 @@ import { querySchemas } from "../validation/command_schemas.ts";
 import { hostOptionsSchema } from "../validation/config_schemas.ts";
 import { parseInput } from "../validation/parse_input.ts";
 import { Journal } from "../journal/journal.ts";
+import { DEFAULT_STORE_TIMEOUT_MS } from "../journal/bounded_store.ts";
 import { type ObservationEvent, safeObserver } from "../observation/events.ts";
 import type { KvStore } from "../spi/kv_store.ts";
 import { ActorCache } from "./actor_cache.ts";
@@ -104,6 +105,13 @@ export interface HostOptions {
    * timeouts keep real time. Process-wide while this host is open.
    */
   clock?: { now(): number };
+  /**
+   * The deadline of every store call the engine awaits, in ms (an integer
+   * from 1 to 2^31−1). Past it the command fails `storage_failure` and the
+   * thread settles once the store answers again; `openHost` itself is bounded
+   * the same way. Default 30 000.
+   */
+  storeTimeoutMs?: number;
 }
 
 /**
@@ -164,7 +172,10 @@ export async function openHost(options: HostOptions): Promise<Host> {
   if (options.clock !== undefined) useClock(options.clock);
   // "migrating" is told only when a migration runs: this engine's store
   // schema has had none, so a fresh or current store reports "verifying" alone.
-  const journal = await Journal.open(options.store);
+  const journal = await Journal.open(
+    options.store,
+    options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+  );
   phase("verifying");
   const host = new EngineHost(journal, ownership, observe, options.onEvent !== undefined, {
     deferred: deferExecution,
@@ -182,6 +193,12 @@ export async function openHost(options: HostOptions): Promise<Host> {
 
 /** How long `shutdown()` without a signal waits for runs that ignore their abort. */
 export const SHUTDOWN_WAIT_MS = 8_000;
+
+/**
+ * The longest `shutdown()` without a signal takes, whatever hangs (host code
+ * ignoring its abort, a store whose `close()` never answers).
+ */
+export const SHUTDOWN_LIMIT_MS = 10_000;
 
 class EngineHost implements Host {
   readonly #journal: Journal;
@@ -268,7 +285,7 @@ class EngineHost implements Host {
       if (agent) return agent;
       let made: unknown;
       try {
-        made = await factory!({ threadId, turnId });
+        made = await withinFactoryLimit(factory!({ threadId, turnId }));
       } catch (cause) {
         if (cause instanceof FloretError) throw cause;
         throw new FloretError("invalid_input", "agentFactory failed", { cause });
@@ -328,7 +345,7 @@ class EngineHost implements Host {
       } catch (error) {
         return Promise.reject(error);
       }
-      this.#shutdown = this.#stop(signal);
+      this.#shutdown = bounded(this.#stop(signal), signal);
     }
     return this.#shutdown;
   }
@@ -365,4 +382,65 @@ class EngineHost implements Host {
     this.released?.();
     await this.#journal.close();
   }
+}
+
+/**
+ * Shutdown returns when its work is done, when the caller's signal aborts,
+ * or after {@link SHUTDOWN_LIMIT_MS} without a signal, whichever comes first:
+ * a store whose `close()` hangs must not hang its caller. The work goes on
+ * in the background; a failure it meets after that is not reported.
+ */
+function bounded(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", soon);
+      resolve();
+    };
+    // On abort, work that is about to finish (a store that closes at once) still
+    // finishes first: the answer waits one macrotask, not for a hung close.
+    const soon = (): void => {
+      setTimeout(done, 0);
+    };
+    if (signal?.aborted) soon();
+    else signal?.addEventListener("abort", soon, { once: true });
+    if (!signal) timer = setTimeout(done, SHUTDOWN_LIMIT_MS);
+    work.then(done, (error) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", soon);
+      reject(error);
+    });
+  });
+}
+
+/** How long `agentFactory` may take to answer before the command that needs it fails. */
+export const AGENT_FACTORY_TIMEOUT_MS = 30_000;
+
+/**
+ * Races host code (an `agentFactory` answer) against
+ * {@link AGENT_FACTORY_TIMEOUT_MS}, as a gateway's request is raced: a factory
+ * that never answers must not hang `send`, `cancel` or `view`.
+ *
+ * @throws {FloretError} `timeout` when it does not answer in time
+ */
+function withinFactoryLimit<T>(answer: T | Promise<T>): Promise<T> {
+  // A plain value (not a thenable) needs no timer.
+  if (typeof (answer as { then?: unknown } | null)?.then !== "function") {
+    return Promise.resolve(answer);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new FloretError(
+            "timeout",
+            `agentFactory did not answer within ${AGENT_FACTORY_TIMEOUT_MS} ms`,
+          ),
+        ),
+      AGENT_FACTORY_TIMEOUT_MS,
+    );
+  });
+  return Promise.race([answer, limit]).finally(() => clearTimeout(timer));
 }

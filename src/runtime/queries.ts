@@ -78,11 +78,12 @@ function warmPage(view: ViewReader, limit: number, before: string | undefined): 
  */
 export async function list(
   ctx: ServiceContext,
-  options: { limit?: number; cursor?: string; parentThreadId?: string } = {},
+  options: { limit?: number; cursor?: string; parentThreadId?: string; tenant?: string } = {},
 ): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
   const limit = pageLimit(options.limit, 50, 500);
+  const { tenant } = options;
   if (options.parentThreadId !== undefined) {
-    return await listChildren(ctx, options.parentThreadId, limit, options.cursor);
+    return await listChildren(ctx, options.parentThreadId, limit, options.cursor, tenant);
   }
   let after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const threads: ThreadSummary[] = [];
@@ -93,6 +94,8 @@ export async function list(
     const records = await ctx.journal.threads(rows.map((row) => row.threadId));
     for (const [at, record] of records.entries()) {
       if (!record || record.deleted || record.parentThreadId) continue;
+      // A tenant sees its own threads only; no tenant means every thread.
+      if (tenant !== undefined && record.tenant !== tenant) continue;
       if (threads.length === limit) {
         return { threads, cursor: `${lastKey![1]}~${lastKey![2]}` };
       }

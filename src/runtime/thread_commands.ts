@@ -7,7 +7,7 @@ import { nowIso } from "../journal/now_iso.ts";
 import { FloretError } from "../errors.ts";
 import { fingerprintNow } from "../identity/fingerprint.ts";
 import { newId } from "../identity/ids.ts";
-import { keys, STORE_SCOPE } from "../journal/keys.ts";
+import { keys, tenantScope } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, type CommandKey, commandKey, commandKeyNow, replayOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
@@ -21,12 +21,13 @@ import { observeEnded } from "./observe_ended.ts";
 /** Creates an empty thread. */
 export function create(
   ctx: ServiceContext,
-  command: { requestKey: string; title?: string },
+  command: { requestKey: string; title?: string; tenant?: string },
 ): Promise<{ threadId: string; view: ThreadView }> {
-  const scoped = { threadId: STORE_SCOPE, requestKey: command.requestKey };
+  const scope = tenantScope(command.tenant);
+  const scoped = { threadId: scope, requestKey: command.requestKey };
   // Where the runtime hashes synchronously, the key is there at once: no await for it.
   const key = command.title === undefined
-    ? untitledKey(command.requestKey)
+    ? untitledKey(command.requestKey, scope)
     : commandKeyNow(scoped, "create", { title: command.title });
   return key instanceof Promise
     ? key.then((known) => createKeyed(ctx, command, known))
@@ -36,12 +37,13 @@ export function create(
 /** {@link create} with its request key. */
 function createKeyed(
   ctx: ServiceContext,
-  command: { requestKey: string; title?: string },
+  command: { requestKey: string; title?: string; tenant?: string },
   key: CommandKey,
 ): Promise<{ threadId: string; view: ThreadView }> {
   return retryStale(async () => {
     ctx.assertOpen();
-    const replay = await replayOf(ctx.journal, STORE_SCOPE, key);
+    // Scoped to the tenant: another tenant's key never replays into its thread.
+    const replay = await replayOf(ctx.journal, key.threadId, key);
     if (replay) {
       const threadId = replay.threadId as string;
       return { threadId, view: (await ctx.actors.get(threadId)).snapshot() };
@@ -56,7 +58,12 @@ function createKeyed(
       queue: [],
     };
     if (command.title !== undefined) Object.assign(record, hostTitle(record, command.title));
-    const change = { expected: null, record, request: claimOf(key, { threadId: record.id }) };
+    if (command.tenant !== undefined) record.tenant = command.tenant;
+    const change = {
+      expected: null,
+      record,
+      request: claimOf(key, { threadId: record.id }, key.threadId),
+    };
     // A synchronous store (memory) answers in this tick: no await of a value already there.
     const version = ctx.journal.commitsNow
       ? ctx.journal.commitNow(change)
@@ -72,13 +79,13 @@ function createKeyed(
 let untitled: string | undefined;
 
 /** The key of an untitled create (what `commandKey` computes for its input). */
-function untitledKey(requestKey: string): CommandKey | Promise<CommandKey> {
+function untitledKey(requestKey: string, scope: string): CommandKey | Promise<CommandKey> {
   untitled ??= fingerprintNow({ title: null });
   if (untitled === undefined) {
-    return commandKey({ threadId: STORE_SCOPE, requestKey }, "create", { title: null });
+    return commandKey({ threadId: scope, requestKey }, "create", { title: null });
   }
   // A literal in commandKey's key order, not a spread (which copies through the runtime).
-  return { threadId: STORE_SCOPE, requestKey, op: "create", fingerprint: untitled };
+  return { threadId: scope, requestKey, op: "create", fingerprint: untitled };
 }
 
 /** Sets a thread's title. */

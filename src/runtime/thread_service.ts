@@ -43,8 +43,12 @@ import { listParentEvents } from "../subagents/parent_event_list.ts";
 /** Commands and queries on threads. Every mutation takes a request key and is idempotent by it. */
 export interface ThreadService {
   /** Creates an empty thread. */
+  /**
+   * Creates an empty thread; with `tenant`, the thread belongs to that tenant
+   * and the request key is scoped to it.
+   */
   create(
-    input: { requestKey: string; title?: string },
+    input: { requestKey: string; title?: string; tenant?: string },
   ): Promise<{ threadId: string; view: ThreadView }>;
   /** Admits a turn (returns once admitted, before any provider call) or queues the input while busy. */
   send(input: {
@@ -90,9 +94,12 @@ export interface ThreadService {
   ): Promise<{ view: ThreadView }>;
   /** The current view. */
   view(threadId: string): Promise<ThreadView>;
-  /** Root threads, most recently updated first; with `parentThreadId`, that thread's children. */
+  /**
+   * Root threads, most recently updated first; with `parentThreadId`, that
+   * thread's children; with `tenant`, only that tenant's threads.
+   */
   list(
-    options?: { limit?: number; cursor?: string; parentThreadId?: string },
+    options?: { limit?: number; cursor?: string; parentThreadId?: string; tenant?: string },
   ): Promise<{ threads: ThreadSummary[]; cursor?: string }>;
   /** A page of items, newest last. */
   history(

@@ -18,5 +18,6 @@ export function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSum
     updatedAt: record.updatedAt,
   };
   if (record.parentThreadId) summary.parentThreadId = record.parentThreadId;
+  if (record.tenant !== undefined) summary.tenant = record.tenant;
   return summary;
 }

@@ -89,6 +89,7 @@ export function viewSnapshot(parts: SnapshotParts): ThreadView {
     view.stopping = { mode: record.stopRequest.mode, requestedAt: record.stopRequest.requestedAt };
   }
   if (record.parentThreadId) view.parentThreadId = record.parentThreadId;
+  if (record.tenant !== undefined) view.tenant = record.tenant;
   if (record.forkedFrom) view.forkedFrom = { ...record.forkedFrom };
   if (parts.runProgress) view.runProgress = { ...parts.runProgress };
   if (parts.context) view.context = parts.context;

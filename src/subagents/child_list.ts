@@ -15,19 +15,24 @@ import type { ServiceContext } from "../runtime/service_context.ts";
  * The children of one thread, a page at a time. The cursor names the last
  * child of the page by its update time and id.
  *
- * @throws {FloretError} `thread_not_found` when the parent does not exist or was deleted
+ * @throws {FloretError} `thread_not_found` when the parent does not exist, was
+ *   deleted, or belongs to another tenant than `tenant`
  */
 export async function listChildren(
   ctx: ServiceContext,
   parentThreadId: string,
   limit: number,
   cursor: string | undefined,
+  tenant?: string,
 ): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
   // A deleted parent is gone like a missing one, as it is for view and history.
   const parent = typeof parentThreadId === "string"
     ? await ctx.journal.thread(parentThreadId)
     : null;
-  if (!parent || parent.record.deleted) {
+  // Another tenant's parent is as missing as a deleted one: no existence leak.
+  if (
+    !parent || parent.record.deleted || (tenant !== undefined && parent.record.tenant !== tenant)
+  ) {
     throw new FloretError("thread_not_found", `Thread not found: ${String(parentThreadId)}`);
   }
   const ids = await ctx.journal.indexed(keys.childrenOf(parentThreadId));

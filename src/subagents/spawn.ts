@@ -101,6 +101,10 @@ export async function spawnChild(
     };
     // The spawn's title is the child's host title: `ready`, generation 1, as at `create`.
     if (request.title !== undefined) Object.assign(record, hostTitle(record, request.title));
+    // A child belongs to its parent's tenant.
+    const tenant = ctx.actors.loaded(parent.threadId)?.record.tenant ??
+      (await ctx.journal.thread(parent.threadId))?.record.tenant;
+    if (tenant !== undefined) record.tenant = tenant;
     const version = await ctx.journal.commit({
       expected: null,
       record,

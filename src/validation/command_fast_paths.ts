@@ -24,7 +24,7 @@ import { isWellFormed } from "./parse_input.ts";
  */
 export function fastCreate(input: unknown): CreateCommand | undefined {
   // A `title` key, even one holding `undefined`, is kept by the schema: its case.
-  // Any other key (a `title`, even one holding `undefined`, or an unknown one) is the schema's case.
+  // Any other key (a `title`, even one holding `undefined`, a `tenant`, or an unknown one) is the schema's case.
   if (!isPlainObject(input) || !onlyKeys(input, CREATE_KEYS)) return undefined;
   const requestKey = input.requestKey;
   return isPlainKey(requestKey) ? { requestKey } : undefined;

@@ -20,6 +20,16 @@ export const requestKeySchema: z.ZodType<string> = z.string().trim()
 /** A thread id: any string (one that names no thread is `thread_not_found`, later). */
 export const threadIdSchema: z.ZodType<string> = z.string().refine(isWellFormed);
 
+/**
+ * A tenant (what `threadApi`'s `authorize` returned as `{ tenant }`): 1–256
+ * well-formed characters. A thread created for a tenant belongs to it.
+ */
+export const tenantSchema: z.ZodType<string> = z.string().min(1, "Tenant is empty")
+  .max(256, "Tenant is longer than 256 characters").refine(
+    isWellFormed,
+    "Tenant has a lone surrogate",
+  );
+
 /** An id chosen by the engine (turn, queue item, interaction, item): a short, well-formed string. */
 const engineId = z.string().min(1).max(256).refine(isWellFormed, "Id has a lone surrogate");
 
@@ -32,7 +42,33 @@ export const imageAttachmentSchema: z.ZodType<ImageAttachment> = z.object({
     "dataBase64 must be standard base64",
   ),
   name: z.string().max(256).optional(),
-}).strict();
+}).strict().refine(
+  (image) => bytesMatch(image.mediaType, image.dataBase64),
+  "The attachment's bytes are not the declared media type",
+);
+
+/** The first bytes of each image type (DESIGN §11: bytes must match the declared type). */
+function bytesMatch(mediaType: string, dataBase64: string): boolean {
+  let head: string;
+  try {
+    // 16 base64 characters are 12 bytes: enough for every signature below.
+    head = atob(dataBase64.slice(0, 16));
+  } catch {
+    return false;
+  }
+  switch (mediaType) {
+    case "image/png":
+      return head.startsWith("\x89PNG");
+    case "image/jpeg":
+      return head.startsWith("\xff\xd8\xff");
+    case "image/gif":
+      return head.startsWith("GIF8");
+    case "image/webp":
+      return head.startsWith("RIFF") && (head.length < 12 || head.slice(8, 12) === "WEBP");
+    default:
+      return false;
+  }
+}
 
 /** A user's input: text and optional images. */
 export interface UserInputInput {
@@ -55,6 +91,8 @@ export const userInputSchema: z.ZodType<UserInputInput> = z.strictObject({
 export interface CreateCommand {
   requestKey: string;
   title?: string;
+  /** The tenant the new thread belongs to; its request key is scoped to that tenant. */
+  tenant?: string;
 }
 /** `send` input. */
 export interface SendCommand {
@@ -146,6 +184,7 @@ export const commandSchemas: CommandSchemas = {
   create: z.strictObject({
     requestKey: requestKeySchema,
     title: z.string().max(500).refine(isWellFormed, "Title has a lone surrogate").optional(),
+    tenant: tenantSchema.optional(),
   }),
   send: z.strictObject({
     ...threadKey,
@@ -200,6 +239,8 @@ export interface ListOptions {
    * thread is `thread_not_found`, like every other thread id.
    */
   parentThreadId?: unknown;
+  /** Only this tenant's threads (without it: every thread). */
+  tenant?: string;
 }
 /** `history` options. */
 export interface HistoryOptions {
@@ -236,12 +277,14 @@ export const querySchemas: QuerySchemas = {
     limit: pageLimit.optional(),
     cursor: z.string().max(512).optional(),
     parentThreadId: z.unknown().optional(),
+    tenant: tenantSchema.optional(),
   }).optional(),
   history: z.strictObject({ limit: pageLimit.optional(), before: engineId.optional() }).optional(),
   waitForIdle: z.strictObject({
     signal: signalSchema.optional(),
-    // NaN, Infinity, strings and negatives would wait forever or not at all.
-    timeoutMs: z.number().finite().min(0).optional(),
+    // NaN, Infinity, strings and negatives would wait forever or not at all; past
+    // 2^31−1 ms a timer fires at once. 0 asks once, without waiting.
+    timeoutMs: z.number().int().min(0).max(2 ** 31 - 1).optional(),
   }).optional(),
   signalOnly: z.strictObject({ signal: signalSchema.optional() }).optional(),
 };

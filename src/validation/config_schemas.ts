@@ -8,7 +8,15 @@
  */
 import { z } from "zod";
 
-const nonNegative = z.number().finite().min(0);
+/** The longest delay a timer can take (setTimeout's signed 32-bit limit). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration option: an integer number of ms from 1 to 2^31−1. `0` would
+ * fail every turn at once, and past the limit setTimeout fires at once
+ * (and re-arms forever), so both are `invalid_input`.
+ */
+export const durationMs: z.ZodType<number> = z.number().int().min(1).max(MAX_TIMER_MS);
 const positiveInt = z.number().int().min(1);
 const fn = (what: string) =>
   z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
@@ -127,14 +135,14 @@ export const agentConfigSchema: z.ZodType<AgentConfigShape> = z.object({
   maxSteps: positiveInt.optional(),
   providerRetry: z.object({
     disabled: z.boolean().optional(),
-    delaysMs: z.array(nonNegative).max(100).optional(),
+    delaysMs: z.array(durationMs).max(100).optional(),
     maxTimeoutRetries: z.number().int().min(0).optional(),
-    windowMs: nonNegative.optional(),
+    windowMs: durationMs.optional(),
   }).optional(),
   timeouts: z.object({
-    firstOutputMs: nonNegative.optional(),
-    betweenOutputsMs: nonNegative.optional(),
-    attemptMs: nonNegative.optional(),
+    firstOutputMs: durationMs.optional(),
+    betweenOutputsMs: durationMs.optional(),
+    attemptMs: durationMs.optional(),
   }).optional(),
   askUser: z.boolean().optional(),
   // Each entry must be an agent from defineAgent: defineAgent checks that.
@@ -163,6 +171,7 @@ export interface HostOptionsShape {
   onStartup?: (...args: never[]) => unknown;
   ids?: (...args: never[]) => unknown;
   clock?: object;
+  storeTimeoutMs?: number;
 }
 
 const storeSchema = z.custom<object>(
@@ -179,7 +188,7 @@ export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
   store: storeSchema,
   onEvent: fn("onEvent").optional(),
   hostId: z.string().max(256).refine((id) => id.trim() !== "", "hostId is empty").optional(),
-  leaseTtlMs: z.number().finite().min(30).optional(),
+  leaseTtlMs: z.number().int().min(30).max(MAX_TIMER_MS).optional(),
   deferExecution: z.boolean().optional(),
   onStartup: fn("onStartup").optional(),
   ids: fn("ids").optional(),
@@ -189,4 +198,5 @@ export const hostOptionsSchema: z.ZodType<HostOptionsShape> = z.object({
       typeof (value as { now?: unknown }).now === "function",
     { message: "clock must have a now() function" },
   ).optional(),
+  storeTimeoutMs: durationMs.optional(),
 });

@@ -57,6 +57,8 @@ const IPV4_BLOCKS: readonly Block[] = [
   block([10], 8, "private"),
   block([100, 64], 10, "cgnat"), // also holds Alibaba Cloud's metadata, 100.100.100.200
   block([127], 8, "loopback"),
+  // Publicly routed, yet a platform's own: Azure's WireServer (host agent and DNS of every VM).
+  block([168, 63, 129, 16], 32, "cloud-metadata"),
   block([169, 254, 169, 254], 32, "cloud-metadata"),
   block([169, 254], 16, "link-local"),
   block([172, 16], 12, "private"),

@@ -5,7 +5,12 @@
  * @module
  */
 
-/** Turns an HTML document into Markdown. */
+import { slicedHtmlToMarkdown } from "./html_slices.ts";
+
+/**
+ * Turns a piece of HTML into Markdown. It is given a page a slice at a time
+ * (see html_slices.ts), each piece well-formed and of bounded size.
+ */
 export type HtmlToMarkdown = (html: string) => string | Promise<string>;
 
 /** How a body was rendered. */
@@ -13,7 +18,14 @@ export type ContentKind = "html" | "json" | "text";
 
 /** The rendered text, or why the type is refused. */
 export type Rendered =
-  | { ok: true; kind: ContentKind; mediaType: string; text: string }
+  | {
+    ok: true;
+    kind: ContentKind;
+    mediaType: string;
+    text: string;
+    /** Why the text is shorter than the page (the conversion stopped early). */
+    note?: string;
+  }
   | { ok: false; reason: string };
 
 /**
@@ -21,13 +33,15 @@ export type Rendered =
  *
  * @param contentType the Content-Type header ("" if absent)
  * @param body the bytes, and whether they were cut at the limit
- * @param htmlToMarkdown the HTML converter
+ * @param htmlToMarkdown the HTML converter, given one slice at a time
+ * @param signal ends an HTML conversion early (the fetch's time limit, a cancel)
  * @returns the text, or why the type is refused
  */
 export async function renderContent(
   contentType: string,
   body: { bytes: Uint8Array; truncated: boolean },
   htmlToMarkdown: HtmlToMarkdown,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<Rendered> {
   const { mediaType, charset } = parseContentType(contentType);
   const kind = kindOf(mediaType);
@@ -41,8 +55,12 @@ export async function renderContent(
   }
   const text = decode(body.bytes, charset, body.truncated);
   switch (kind) {
-    case "html":
-      return { ok: true, kind, mediaType, text: (await htmlToMarkdown(text)).trim() };
+    case "html": {
+      const markdown = await slicedHtmlToMarkdown(text, htmlToMarkdown, signal);
+      const rendered: Rendered = { ok: true, kind, mediaType, text: markdown.text.trim() };
+      if (markdown.note !== undefined) rendered.note = markdown.note;
+      return rendered;
+    }
     case "json":
       return { ok: true, kind, mediaType, text: body.truncated ? text : prettyJson(text) };
     case "text":

@@ -109,7 +109,8 @@ export function createWebFetchTool(
       try {
         const page = await guardedFetch(url, limits, { resolve, fetch: transport }, signal);
         if (!page.ok) return { output: page.reason, isError: true };
-        return await present(page, limits.maxBytes, runtime.htmlToMarkdown);
+        // The conversion runs under the same time limit as the fetch.
+        return await present(page, limits.maxBytes, runtime.htmlToMarkdown, signal);
       } catch (error) {
         if (timeout.aborted) {
           return { output: `Timed out after ${settings.timeoutMs} ms: ${url}`, isError: true };
@@ -128,8 +129,9 @@ async function present(
   page: FetchedPage,
   maxBytes: number,
   htmlToMarkdown: HtmlToMarkdown,
+  signal: AbortSignal,
 ): Promise<ToolResult> {
-  const rendered = await renderContent(page.contentType, page, htmlToMarkdown);
+  const rendered = await renderContent(page.contentType, page, htmlToMarkdown, signal);
   if (!rendered.ok) return { output: `${rendered.reason} (${page.url})`, isError: true };
   const lines = [`URL: ${page.url}`, `Status: ${page.status} ${page.statusText}`.trimEnd()];
   if (page.redirects.length > 0) lines.push(`Redirected from: ${page.redirects.join(" -> ")}`);
@@ -138,6 +140,9 @@ async function present(
     lines.push(
       `Note: the body was cut after ${maxBytes} bytes; what follows is incomplete.`,
     );
+  }
+  if (rendered.note !== undefined) {
+    lines.push(`Note: ${rendered.note}; what follows is shortened.`);
   }
   const failed = page.status < 200 || page.status > 299;
   return {
@@ -171,7 +176,7 @@ function validate(options: WebFetchOptions | undefined): Settings {
   if (options.timeoutMs !== undefined) {
     const value = options.timeoutMs;
     if (
-      typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS
+      typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > MAX_TIMEOUT_MS
     ) {
       throw new FloretError("invalid_input", `Invalid timeoutMs: ${String(value)}`);
     }
