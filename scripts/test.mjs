@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { startPostgres } from "./postgres_server.mjs";
 
 const bin = (name) => join("node_modules", ".bin", name);
 const only = process.env.FLORET_TEST_ONLY?.split(",");
@@ -143,6 +144,15 @@ await step("publish", bin("deno"), ["publish", "--dry-run", "--allow-dirty"]);
 // npm pack (which runs the build), then the tarball installed into scratch
 // projects and imported under plain Node, Bun and Deno (scripts/check_package.mjs).
 await step("package", "node", ["scripts/check_package.mjs"]);
+// The PostgreSQL tests need a server: unless FLORET_POSTGRES_URL names one,
+// start a throwaway cluster on loopback when PostgreSQL is installed (CI
+// installs it); without one those tests skip and say why.
+let postgres;
+if (!process.env.FLORET_POSTGRES_URL && (!only || ["deno", "bun", "node"].some((s) => only.includes(s)))) {
+  postgres = await startPostgres().catch((error) => ({ reason: String(error) }));
+  if (postgres.url) process.env.FLORET_POSTGRES_URL = postgres.url;
+  else console.log(`\n=== postgres: ${postgres.reason}; the PostgreSQL tests will skip`);
+}
 // Types are checked once by tsc above (tests included); deno test only runs them.
 await step("deno", bin("deno"), ["test", "-A", "--no-check", ...testFiles]);
 await step("bun", bin("bun"), ["test", ...testFiles.map((f) => "./" + f)]);
@@ -154,6 +164,7 @@ await step("node", process.execPath, [
   ...testFiles,
 ]);
 
+postgres?.stop?.();
 console.log("\n=== summary");
 let passed = 0, failedTests = 0;
 for (const r of results) {
