@@ -16,11 +16,22 @@ import pg from "pg";
 import { z } from "zod";
 import { readFileSync } from "node:fs";
 import { runBench } from "../lib/harness.mjs";
-import { addHandler, nextAction, SYSTEM_PROMPT, toNumber, USER_PROMPT } from "../lib/script.mjs";
+import {
+  addHandler,
+  nextAction,
+  SYSTEM_PROMPT,
+  toNumber,
+  USER_PROMPT,
+} from "../lib/script.mjs";
 
 // Versions of the packages installed beside this file.
 const versionOf = (name) =>
-  JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8"))
+  JSON.parse(
+    readFileSync(
+      new URL(`./node_modules/${name}/package.json`, import.meta.url),
+      "utf8",
+    ),
+  )
     .version;
 
 // The model: what it answers depends only on the last message it is shown.
@@ -35,9 +46,11 @@ class CountingModel extends BaseChatModel {
   bindTools() {
     return this;
   }
-  async _generate(messages) {
+  _generate(messages) {
     const last = messages.at(-1);
-    const value = last._getType() === "tool" ? toNumber(last.content) : undefined;
+    const value = last._getType() === "tool"
+      ? toNumber(last.content)
+      : undefined;
     const next = nextAction(value, this.steps);
     const message = next.type === "tool"
       ? new AIMessage({
@@ -50,11 +63,13 @@ class CountingModel extends BaseChatModel {
         }],
       })
       : new AIMessage({ content: next.text });
-    return { generations: [{ text: next.type === "tool" ? "" : next.text, message }] };
+    return Promise.resolve({
+      generations: [{ text: next.type === "tool" ? "" : next.text, message }],
+    });
   }
 }
 
-const add = tool(async (input) => addHandler(input), {
+const add = tool((input) => Promise.resolve(addHandler(input)), {
   name: "add",
   description: "Add two numbers",
   schema: z.object({ a: z.number(), b: z.number() }),
@@ -86,10 +101,14 @@ async function freshDatabase() {
 await runBench("langgraph", {
   "@langchain/langgraph": versionOf("@langchain/langgraph"),
   "@langchain/core": versionOf("@langchain/core"),
-  "@langchain/langgraph-checkpoint-postgres": versionOf("@langchain/langgraph-checkpoint-postgres"),
+  "@langchain/langgraph-checkpoint-postgres": versionOf(
+    "@langchain/langgraph-checkpoint-postgres",
+  ),
   pg: versionOf("pg"),
 }, async ({ variant, N }) => {
-  if (variant !== "postgres") throw new Error(`unknown variant ${variant} (postgres)`);
+  if (variant !== "postgres") {
+    throw new Error(`unknown variant ${variant} (postgres)`);
+  }
   const database = await freshDatabase();
   // The same pool size as Floret's postgres variant (20 connections).
   const pool = new pg.Pool({ connectionString: database.url, max: 20 });
