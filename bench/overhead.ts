@@ -10,9 +10,11 @@
  *
  * Variants: `memory` (memoryStore), `libsql` (libsqlStore on a WAL file in
  * /tmp, adapter default `synchronous=FULL`), `libsql-normal` (the same with
- * `synchronous=NORMAL`, LangGraph SqliteSaver's setting).
+ * `synchronous=NORMAL`, LangGraph SqliteSaver's setting), `postgres`
+ * (postgresStore on a fresh database of the server `FLORET_POSTGRES_URL`
+ * names; bench/postgres_side_by_side.sh starts a durable one).
  *
- * Run: `npx tsx bench/overhead.ts --variant memory|libsql|libsql-normal
+ * Run: `npx tsx bench/overhead.ts --variant memory|libsql|libsql-normal|postgres
  * --mode seq|conc --n N [--convs C]` (env WARMUP, RUNS, STEADY_STEPS).
  *
  * @module
@@ -22,6 +24,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KvStore, memoryStore, openHost } from "@floret/engine";
 import { libsqlStore } from "@floret/engine/libsql";
+import { postgresStore } from "@floret/engine/postgres";
+import postgres from "postgres";
 import { type ConversationResult, pkgVersion, runBench } from "./lib/harness.mjs";
 import { USER_PROMPT } from "./lib/script.mjs";
 import { counterAgent, summarize } from "./lib/workload.ts";
@@ -40,10 +44,48 @@ function engineVersion(): string {
   return String((JSON.parse(readFileSync(url, "utf8")) as { version?: unknown }).version);
 }
 
+/** A fresh database on the server FLORET_POSTGRES_URL names, dropped by `drop`. */
+async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = process.env.FLORET_POSTGRES_URL;
+  if (!admin) throw new Error("the postgres variant needs FLORET_POSTGRES_URL");
+  const name = `floret_bench_${process.pid}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  await sql.unsafe(`DROP DATABASE IF EXISTS ${name}`);
+  await sql.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await sql.end();
+    },
+  };
+}
+
 /** A store for a variant, plus what to say about it and how to clean up. */
-function openStore(
+async function openStore(
   variant: string,
-): { store: KvStore; info: string; cleanup(): Record<string, unknown> } {
+): Promise<
+  {
+    store: KvStore;
+    info: string;
+    cleanup(): Promise<Record<string, unknown>> | Record<string, unknown>;
+  }
+> {
+  if (variant === "postgres") {
+    const database = await benchDatabase();
+    return {
+      store: postgresStore({ url: database.url, maxConnections: 20 }),
+      info: `postgresStore (20 connections) on a fresh database of a local PostgreSQL server ` +
+        `(the server's defaults: fsync on, synchronous_commit on), one floret_kv_commit call per ` +
+        `commit; ${PERSISTED}`,
+      cleanup: async () => {
+        await database.drop();
+        return {};
+      },
+    };
+  }
   if (variant === "memory") {
     return {
       store: memoryStore(),
@@ -79,7 +121,7 @@ function openStore(
       },
     };
   }
-  throw new Error(`unknown variant ${variant} (memory, libsql, libsql-normal)`);
+  throw new Error(`unknown variant ${variant} (memory, libsql, libsql-normal, postgres)`);
 }
 
 await runBench(
@@ -88,9 +130,10 @@ await runBench(
     "@floret/engine": engineVersion(),
     zod: pkgVersion("zod"),
     "@libsql/client": pkgVersion("@libsql/client"),
+    postgres: pkgVersion("postgres"),
   },
   async ({ variant, N }) => {
-    const { store, info, cleanup } = openStore(variant);
+    const { store, info, cleanup } = await openStore(variant);
     const host = await openHost({ store });
     const threads = host.threads({ agent: counterAgent("counter", N) });
     return {

@@ -1,5 +1,5 @@
 /**
- * Kill-soak: `npm run soak -- --minutes N [--store libsql|deno-kv]` (defaults:
+ * Kill-soak: `npm run soak -- --minutes N [--store libsql|deno-kv|postgres]` (defaults:
  * 2 minutes, libSQL). A host process runs tool conversations on three threads
  * of one store file; this process SIGKILLs it at random moments, restarts it,
  * and checks the store after every restart and at the end (see
@@ -30,8 +30,8 @@ if (!Number.isFinite(minutes) || minutes <= 0) {
   process.exit(2);
 }
 const store = (flag("store") ?? "libsql") as SoakStore;
-if (store !== "libsql" && store !== "deno-kv") {
-  console.error("--store must be libsql or deno-kv");
+if (store !== "libsql" && store !== "deno-kv" && store !== "postgres") {
+  console.error("--store must be libsql, deno-kv or postgres (postgres needs FLORET_POSTGRES_URL)");
   process.exit(2);
 }
 const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";

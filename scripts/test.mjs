@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { availableParallelism } from "node:os";
+import { startPostgres } from "./postgres_server.mjs";
 import { bunReport, denoReport, firstLines, nodeReport } from "./test_reports.mjs";
 
 const bin = (name) => join("node_modules", ".bin", name);
@@ -282,6 +283,16 @@ const heartbeat = setInterval(() => {
   if (names.length) console.log(`... ${clock(Date.now() - started)}: running ${names.join(", ")}`);
 }, 60_000);
 
+// The PostgreSQL tests need a server: unless FLORET_POSTGRES_URL names one,
+// start a throwaway cluster on loopback when PostgreSQL is installed (.ci/run
+// installs it); without one those tests skip and say why.
+let postgres;
+if (!process.env.FLORET_POSTGRES_URL && steps.some((step) => RUNTIMES.includes(step.name))) {
+  postgres = await startPostgres().catch((error) => ({ reason: String(error) }));
+  if (postgres.url) process.env.FLORET_POSTGRES_URL = postgres.url;
+  else console.log(`postgres: ${postgres.reason}; the PostgreSQL tests will skip`);
+}
+
 const queue = [...steps];
 await Promise.all(
   Array.from({ length: Math.min(jobs, queue.length) }, async () => {
@@ -289,6 +300,7 @@ await Promise.all(
   }),
 );
 clearInterval(heartbeat);
+postgres?.stop?.();
 
 // Per-file durations, slowest first, for whoever wants the gate faster.
 const durations = results.filter((r) => r.report?.durations?.length).flatMap((r) =>

@@ -1,6 +1,6 @@
 // Several host processes on one store: two and four processes with distinct
-// hostIds on one libSQL file and on one database over HTTP (the test Hrana
-// server) send tool conversations to shared threads at once. Writes never
+// hostIds on one libSQL file, on one database over HTTP (the test Hrana
+// server) and on one PostgreSQL database (when a server is configured) send tool conversations to shared threads at once. Writes never
 // interleave (gap-free seqs, every entry inside its turn), every acknowledged
 // send is in the journal exactly once, every side effect ran once, and no
 // host settled another's live turn. A host killed with SIGKILL has its turn
@@ -11,9 +11,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineAgent, openHost } from "@floret/engine";
-import { libsqlStore } from "@floret/engine/libsql";
 import { type HranaServer, startHranaServer } from "./support/hrana_server.ts";
 import { linesOf } from "./support/crash_harness.ts";
+import { openStoreUrl } from "./support/store_url.ts";
+import { freshDatabase, NO_POSTGRES } from "./support/postgres.ts";
 import { runScaleChild } from "./support/scale_spawn.ts";
 import { conversationGateway, recordTool } from "./support/conversation_gateway.ts";
 import {
@@ -45,7 +46,7 @@ const agent = () =>
 
 /** Creates `n` threads with a setup host that then goes away. */
 async function createThreads(url: string, n: number): Promise<string[]> {
-  const host = await openHost({ store: libsqlStore({ url }), hostId: "setup" });
+  const host = await openHost({ store: await openStoreUrl(url), hostId: "setup" });
   const threads = host.threads({ agent: agent() });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) ids.push((await threads.create({ requestKey: `c${i}` })).threadId);
@@ -53,14 +54,24 @@ async function createThreads(url: string, n: number): Promise<string[]> {
   return ids;
 }
 
-for (const backend of ["file", "http"] as const) {
+/** A new empty database of the backend. */
+function databaseUrl(backend: "file" | "http" | "postgres"): Promise<string> {
+  if (backend === "postgres") return freshDatabase("hosts");
+  return Promise.resolve(
+    backend === "file"
+      ? `file:${join(mkdtempSync(join(dir, "db-")), "shared.db")}`
+      : server.newDatabaseUrl(),
+  );
+}
+const skipOf = (backend: string) => backend === "postgres" ? NO_POSTGRES : false;
+
+for (const backend of ["file", "http", "postgres"] as const) {
   for (const hosts of [2, 4]) {
     test(`${hosts} hosts on one ${backend} database never interleave writes`, {
       timeout: 120_000,
+      skip: skipOf(backend),
     }, async () => {
-      const url = backend === "file"
-        ? `file:${join(mkdtempSync(join(dir, "db-")), "shared.db")}`
-        : server.newDatabaseUrl();
+      const url = await databaseUrl(backend);
       const sideFile = join(dir, `side-${backend}-${hosts}.log`);
       const threadIds = await createThreads(url, 2);
       const children = await Promise.all(Array.from({ length: hosts }, (_, i) =>
@@ -82,7 +93,7 @@ for (const backend of ["file", "http"] as const) {
         `${hosts} hosts, ${backend}: ${acks.length} sends, ${contended} sent again after 8 lost races`,
       );
       assert.equal(acks.length, hosts * 2 * 3);
-      const store = libsqlStore({ url });
+      const store = await openStoreUrl(url);
       try {
         const effects = linesOf(sideFile);
         assert.equal(new Set(effects).size, effects.length, "a side effect ran twice");
@@ -108,47 +119,54 @@ for (const backend of ["file", "http"] as const) {
   }
 }
 
-test("a killed host's turn is settled by another host only after its lease lapsed", {
-  timeout: 60_000,
-}, async () => {
-  const url = server.newDatabaseUrl();
-  const [threadId] = await createThreads(url, 1);
-  const killed = await runScaleChild({
-    url,
-    sideFile: join(dir, "side-kill.log"),
-    hostId: "victim",
-    leaseTtlMs: LEASE_MS,
-    threadIds: [threadId],
-    prefix: "v",
-    sends: 1,
-    tools: 1,
-    delayMs: 0,
-    hang: true,
-  }, { killWhen: (acks) => acks.length >= 1 });
-  assert.equal(killed.acks.length, 1);
-  const killedAt = Date.now();
-  const host = await openHost({
-    store: libsqlStore({ url }),
-    hostId: "survivor",
-    leaseTtlMs: LEASE_MS,
+for (const backend of ["http", "postgres"] as const) {
+  test(`a killed host's turn is settled by another host only after its lease lapsed (${backend})`, {
+    timeout: 60_000,
+    skip: skipOf(backend),
+  }, async () => {
+    const url = await databaseUrl(backend);
+    const [threadId] = await createThreads(url, 1);
+    const killed = await runScaleChild({
+      url,
+      sideFile: join(dir, "side-kill.log"),
+      hostId: "victim",
+      leaseTtlMs: LEASE_MS,
+      threadIds: [threadId],
+      prefix: "v",
+      sends: 1,
+      tools: 1,
+      delayMs: 0,
+      hang: true,
+    }, { killWhen: (acks) => acks.length >= 1 });
+    assert.equal(killed.acks.length, 1);
+    const killedAt = Date.now();
+    const host = await openHost({
+      store: await openStoreUrl(url),
+      hostId: "survivor",
+      leaseTtlMs: LEASE_MS,
+    });
+    const threads = host.threads({ agent: agent() });
+    const id = threadId as string;
+    // The lease is still live: the survivor queues behind the turn and does not take it.
+    const early = await threads.send({
+      threadId: id,
+      requestKey: "early",
+      input: { text: "early" },
+    });
+    const beforeLapse = Date.now() - killedAt < LEASE_MS;
+    if (beforeLapse) {
+      assert.equal(early.queued, true);
+      assert.equal(early.view.status, "running");
+    }
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 250 - (Date.now() - killedAt)));
+    // Lapsed: the next command settles the dead host's turn, then runs its own.
+    const late = await threads.send({ threadId: id, requestKey: "late", input: { text: "late" } });
+    assert.equal(late.queued, false);
+    const settled = await threads.waitForIdle(id, { timeoutMs: 20_000 });
+    const victim = settled.turns.find((turn) => turn.turnId === killed.acks[0]?.turnId);
+    assert.equal(victim?.outcome, "interrupted");
+    assert.equal(settled.turns.at(-1)?.outcome, "completed");
+    assert.ok(beforeLapse, "the survivor started too late to check the live lease");
+    await host.shutdown();
   });
-  const threads = host.threads({ agent: agent() });
-  const id = threadId as string;
-  // The lease is still live: the survivor queues behind the turn and does not take it.
-  const early = await threads.send({ threadId: id, requestKey: "early", input: { text: "early" } });
-  const beforeLapse = Date.now() - killedAt < LEASE_MS;
-  if (beforeLapse) {
-    assert.equal(early.queued, true);
-    assert.equal(early.view.status, "running");
-  }
-  await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 250 - (Date.now() - killedAt)));
-  // Lapsed: the next command settles the dead host's turn, then runs its own.
-  const late = await threads.send({ threadId: id, requestKey: "late", input: { text: "late" } });
-  assert.equal(late.queued, false);
-  const settled = await threads.waitForIdle(id, { timeoutMs: 20_000 });
-  const victim = settled.turns.find((turn) => turn.turnId === killed.acks[0]?.turnId);
-  assert.equal(victim?.outcome, "interrupted");
-  assert.equal(settled.turns.at(-1)?.outcome, "completed");
-  assert.ok(beforeLapse, "the survivor started too late to check the live lease");
-  await host.shutdown();
-});
+}

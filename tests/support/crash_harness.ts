@@ -21,6 +21,7 @@ import type {
 import { scriptedGateway } from "@floret/engine/testing";
 import type { ScriptedGateway, ScriptStep } from "@floret/engine/testing";
 import { denoKvUrl, openStoreUrl } from "./store_url.ts";
+import { freshDatabase } from "./postgres.ts";
 
 export const child = fileURLToPath(new URL("./crash_child.ts", import.meta.url));
 /** Startup of a cold runtime plus the scenario; the child's own watchdog is 30 s. */
@@ -127,15 +128,20 @@ export function crashChild(
   });
 }
 
-/** A temp dir with a database URL (libSQL, or Deno KV) and a side file, removed afterwards. */
+/**
+ * A temp dir with a database URL (a libSQL file, a Deno KV file, or a fresh
+ * PostgreSQL database) and a side file, removed afterwards.
+ */
 export async function withDir(
   name: string,
   body: (paths: { url: string; sideFile: string }) => Promise<void>,
-  backend: "libsql" | "deno-kv" = "libsql",
+  backend: "libsql" | "deno-kv" | "postgres" = "libsql",
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `floret-crash-${name}-`));
   const url = backend === "libsql"
     ? `file:${join(dir, "journal.db")}`
+    : backend === "postgres"
+    ? await freshDatabase(name.replace(/-/g, "_"))
     : denoKvUrl(join(dir, "journal.kv"));
   try {
     await body({ url, sideFile: join(dir, "side-effects.log") });

@@ -23,9 +23,10 @@ import {
 } from "./journal_reader.ts";
 import { runScaleChild, type ScaleAck } from "./scale_spawn.ts";
 import { denoKvUrl, openStoreUrl } from "./store_url.ts";
+import { freshDatabase } from "./postgres.ts";
 
 /** The store file the host process and the checks share. */
-export type SoakStore = "libsql" | "deno-kv";
+export type SoakStore = "libsql" | "deno-kv" | "postgres";
 
 /** What a soak found. */
 export interface SoakFigures {
@@ -73,6 +74,8 @@ export async function runSoak(
   // The child opens the same URL through openStoreUrl, so both sides agree on the backend.
   const url = options.store === "deno-kv"
     ? denoKvUrl(join(dir, "journal.kv"))
+    : options.store === "postgres"
+    ? await freshDatabase("soak")
     : `file:${join(dir, "journal.db")}`;
   const sideFile = join(dir, "side-effects.log");
   const acks: ScaleAck[] = [];
