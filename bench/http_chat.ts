@@ -85,7 +85,12 @@ function nextMove(toolResults: number[]): { tool: { a: number; b: number } } | {
 
 /** Floret's gateway for the script. */
 const floretGateway: Gateway = {
-  info: { provider: "bench", model: "chat-load", capabilities: { contextWindowTokens: 128_000 } },
+  info: {
+    provider: "bench",
+    model: "chat-load",
+    stateKey: "bench:chat-load",
+    capabilities: { contextWindowTokens: 128_000 },
+  },
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderEvent> {
     // Tool results since the turn's last user message.
     const results: number[] = [];
