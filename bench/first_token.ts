@@ -62,6 +62,7 @@ function timedGateway(): { gateway: Gateway; lastGatewayMs: () => number } {
     info: {
       provider: "bench",
       model: "first-token",
+      stateKey: "bench:first-token",
       capabilities: { contextWindowTokens: 128_000 },
     },
     async *stream(): AsyncGenerator<ProviderEvent> {
