@@ -31,6 +31,84 @@ kvConformance("libsqlStore (file, synchronous=normal)", () => fileStore("normal"
   reopen: (closed) => libsqlStore({ url: urls.get(closed) as string, synchronous: "normal" }),
 });
 
+// The kv table as engines before round 10 created it (WITHOUT ROWID). Such
+// stores are opened as they are: the same contract must hold on them.
+const LEGACY_KV =
+  "CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL, version TEXT NOT NULL) WITHOUT ROWID";
+
+async function legacyFileStore(): Promise<KvStore> {
+  const url = `file:${join(dir, `legacy-${++counter}.db`)}`;
+  const client = createClient({ url });
+  // What an older engine's first open left behind, up to its kv table; the
+  // store's own preparation adds the rest exactly as it did then.
+  await client.execute("PRAGMA auto_vacuum = INCREMENTAL");
+  await client.execute("PRAGMA journal_mode = WAL");
+  await client.execute(LEGACY_KV);
+  client.close();
+  const store = libsqlStore({ url, synchronous: "normal" });
+  urls.set(store, url);
+  return store;
+}
+
+kvConformance("libsqlStore (file, WITHOUT ROWID kv of older stores)", legacyFileStore, {
+  reopen: (closed) => libsqlStore({ url: urls.get(closed) as string, synchronous: "normal" }),
+});
+
+describe("libsqlStore kv layout", () => {
+  async function kvTable(store: KvStore): Promise<{ sql: string; indexes: number }> {
+    const client = createClient({ url: urls.get(store) as string });
+    try {
+      const sql = (await client.execute("SELECT sql FROM sqlite_schema WHERE name = 'kv'")).rows;
+      const indexes = (await client.execute(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'kv'",
+      )).rows;
+      return { sql: String(sql[0]?.[0]), indexes: Number(indexes[0]?.[0]) };
+    } finally {
+      client.close();
+    }
+  }
+
+  test("a new store keeps kv as a rowid table with a unique key index", async () => {
+    const store = fileStore("normal");
+    await store.commit({ set: [{ key: ["a"], value: new Uint8Array([1]) }] });
+    await store.close();
+    const { sql, indexes } = await kvTable(store);
+    assert.doesNotMatch(sql, /WITHOUT ROWID/i);
+    assert.match(sql, /key BLOB NOT NULL UNIQUE/);
+    assert.equal(indexes, 1);
+  });
+
+  test("an older store keeps its WITHOUT ROWID table and its rows across reopening", async () => {
+    const store = await legacyFileStore();
+    const first = await store.commit({
+      checks: [{ key: ["t"], version: null }],
+      set: [{ key: ["t"], value: new Uint8Array([1]) }, {
+        key: ["e", 1],
+        value: new Uint8Array([2]),
+      }],
+    });
+    assert.ok(first.ok);
+    await store.close();
+    const again = libsqlStore({ url: urls.get(store) as string, synchronous: "normal" });
+    urls.set(again, urls.get(store) as string);
+    const second = await again.commit({
+      checks: [{ key: ["t"], version: first.version }],
+      set: [{ key: ["e", 2], value: new Uint8Array([3]) }],
+      delete: [["e", 1]],
+    });
+    assert.ok(second.ok);
+    assert.deepEqual(await again.commit({ checks: [{ key: ["t"], version: null }] }), {
+      ok: false,
+    });
+    const entries = await again.list({ prefix: [] });
+    assert.deepEqual(entries.map((entry) => entry.key), [["e", 2], ["t"]]);
+    await again.close();
+    const { sql, indexes } = await kvTable(again);
+    assert.match(sql, /WITHOUT ROWID/i);
+    assert.equal(indexes, 0);
+  });
+});
+
 describe("libsqlStore over Hrana HTTP", () => {
   let server: HranaServer;
   before(async () => {
