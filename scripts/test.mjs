@@ -81,7 +81,9 @@ if (
     "--no-audit",
     "--no-fund",
   ], { stdio: "inherit" });
-  if (install.status !== 0) console.log("tests/ai_sdk: npm ci failed; the AI SDK client tests will fail");
+  if (install.status !== 0) {
+    console.log("tests/ai_sdk: npm ci failed; the AI SDK client tests will fail");
+  }
 }
 
 const testFiles = chosenFiles.length

@@ -16,8 +16,9 @@ import {
   withDir,
 } from "./support/crash_harness.ts";
 import { NO_POSTGRES } from "./support/postgres.ts";
+import { skipBecause } from "./support/skip.ts";
 
-const options = { skip: NO_POSTGRES, timeout: 60_000 };
+const options = { skip: skipBecause(import.meta.url, NO_POSTGRES), timeout: 60_000 };
 
 test(
   "Postgres: a crash while the provider streams leaves the turn interrupted; retry completes it",

@@ -15,6 +15,7 @@ import { type HranaServer, startHranaServer } from "./support/hrana_server.ts";
 import { linesOf } from "./support/crash_harness.ts";
 import { openStoreUrl } from "./support/store_url.ts";
 import { freshDatabase, NO_POSTGRES } from "./support/postgres.ts";
+import { skipBecause } from "./support/skip.ts";
 import { runScaleChild } from "./support/scale_spawn.ts";
 import { conversationGateway, recordTool } from "./support/conversation_gateway.ts";
 import {
@@ -63,7 +64,8 @@ function databaseUrl(backend: "file" | "http" | "postgres"): Promise<string> {
       : server.newDatabaseUrl(),
   );
 }
-const skipOf = (backend: string) => backend === "postgres" ? NO_POSTGRES : false;
+const skipOf = (backend: string) =>
+  backend === "postgres" ? skipBecause(import.meta.url, NO_POSTGRES) : false;
 
 for (const backend of ["file", "http", "postgres"] as const) {
   for (const hosts of [2, 4]) {

@@ -8,6 +8,7 @@ import { isFloretError, type KvStore } from "@floret/engine";
 import { kvConformance } from "@floret/engine/testing";
 import { postgresStore } from "@floret/engine/postgres";
 import { freshDatabase, NO_POSTGRES } from "./support/postgres.ts";
+import { skipBecause } from "./support/skip.ts";
 
 const urls = new WeakMap<KvStore, string>();
 async function fresh(): Promise<KvStore> {
@@ -17,7 +18,7 @@ async function fresh(): Promise<KvStore> {
   return store;
 }
 
-describe("postgresStore", { skip: NO_POSTGRES }, () => {
+describe("postgresStore", { skip: skipBecause(import.meta.url, NO_POSTGRES) }, () => {
   kvConformance("postgresStore", fresh, {
     reopen: (closed) => postgresStore({ url: urls.get(closed) as string, maxConnections: 4 }),
     largeValueBytes: 5 * 1024 * 1024,

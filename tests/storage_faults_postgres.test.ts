@@ -5,9 +5,10 @@
 import { postgresStore } from "@floret/engine/postgres";
 import { storageFaultTest } from "./support/storage_faults.ts";
 import { freshDatabase, NO_POSTGRES } from "./support/postgres.ts";
+import { skipBecause } from "./support/skip.ts";
 
 storageFaultTest(
   "PostgreSQL",
   async () => postgresStore({ url: await freshDatabase("faults"), maxConnections: 2 }),
-  { skip: NO_POSTGRES },
+  { skip: skipBecause(import.meta.url, NO_POSTGRES) },
 );

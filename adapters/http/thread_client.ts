@@ -221,7 +221,11 @@ export function threadClient(options: ThreadClientOptions): LocalThreadService {
     },
     deleteGoal: async (raw) => {
       const { threadId, requestKey } = input(raw);
-      return await callJson({ method: "DELETE", path: await thread(threadId, "/goal"), requestKey });
+      return await callJson({
+        method: "DELETE",
+        path: await thread(threadId, "/goal"),
+        requestKey,
+      });
     },
     listParentEvents: async (threadId, options) =>
       await callJson<{ events: ParentEvent[]; cursor?: string }>({
