@@ -119,6 +119,7 @@ test("the public exports exist and match the contract's shapes", () => {
   for (const [name, value] of Object.entries(checks)) assert.equal(typeof value, "function", name);
   assert.equal(floretError.code, "invalid_input");
   assert.deepEqual(codes, [true, true]);
+  assert.deepEqual(failureCodes, [true, true]);
   assert.equal(providerError.retry, "never");
   assert.deepEqual(assignable, [true, true, true]);
   assert.equal(wave3Question, true);

@@ -16,13 +16,7 @@ import pg from "pg";
 import { z } from "zod";
 import { readFileSync } from "node:fs";
 import { runBench } from "../lib/harness.mjs";
-import {
-  addHandler,
-  nextAction,
-  SYSTEM_PROMPT,
-  toNumber,
-  USER_PROMPT,
-} from "../lib/script.mjs";
+import { addHandler, nextAction, SYSTEM_PROMPT, toNumber, USER_PROMPT } from "../lib/script.mjs";
 
 // Versions of the packages installed beside this file.
 const versionOf = (name) =>
@@ -48,9 +42,7 @@ class CountingModel extends BaseChatModel {
   }
   _generate(messages) {
     const last = messages.at(-1);
-    const value = last._getType() === "tool"
-      ? toNumber(last.content)
-      : undefined;
+    const value = last._getType() === "tool" ? toNumber(last.content) : undefined;
     const next = nextAction(value, this.steps);
     const message = next.type === "tool"
       ? new AIMessage({

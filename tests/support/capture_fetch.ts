@@ -17,12 +17,14 @@ export function captureFetch(
   body: unknown = { error: { type: "invalid_request_error", message: "captured" } },
 ): Captured {
   const bodies: Record<string, unknown>[] = [];
-  const fetch = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+  const fetch = ((_input: RequestInfo | URL, init?: RequestInit) => {
     if (typeof init?.body === "string") bodies.push(JSON.parse(init.body));
-    return new Response(JSON.stringify(body), {
-      status,
-      headers: { "content-type": "application/json" },
-    });
+    return Promise.resolve(
+      new Response(JSON.stringify(body), {
+        status,
+        headers: { "content-type": "application/json" },
+      }),
+    );
   }) as typeof globalThis.fetch;
   return { fetch, bodies };
 }
