@@ -85,9 +85,9 @@ export type {
   ProviderTimeouts,
   ResolvedRetryPolicy,
 } from "./src/config/retry_policy.ts";
-export { openHost } from "./src/runtime/host.ts";
-export type { AgentSource, Host, HostOptions, StartupPhase } from "./src/runtime/host.ts";
-export type { RestoreReport } from "./src/runtime/restore.ts";
+export { openHost } from "./src/runtime/host/host.ts";
+export type { AgentSource, Host, HostOptions, StartupPhase } from "./src/runtime/host/host.ts";
+export type { RestoreReport } from "./src/runtime/host/restore.ts";
 export type { TitleState, TitleStatus } from "./src/projection/title_state.ts";
 export { ACTIVITY_LIMITS } from "./src/tools/tool_activity.ts";
 export type { ActivityRow, ToolActivity } from "./src/tools/tool_activity.ts";
@@ -98,13 +98,13 @@ export type {
   LocalThreadService,
   ThreadService,
   ThreadServiceWave2,
-} from "./src/runtime/thread_service.ts";
-export type { UserInput } from "./src/runtime/user_input.ts";
+} from "./src/runtime/host/thread_service.ts";
+export type { UserInput } from "./src/runtime/commands/user_input.ts";
 // Long work (DESIGN §11): goals, queue steering, children's facts.
-export type { ThreadServiceWave3 } from "./src/runtime/long_work_service.ts";
+export type { ThreadServiceWave3 } from "./src/runtime/host/long_work_service.ts";
 export type { Goal } from "./src/goals/goal_state.ts";
 export type { ParentEvent } from "./src/subagents/parent_event_list.ts";
-export type { CompactResult } from "./src/runtime/compaction_command.ts";
+export type { CompactResult } from "./src/runtime/commands/compaction_command.ts";
 export type { CompactionRecord } from "./src/projection/context_model.ts";
 export type {
   ApprovalInteraction,

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { defineAgent } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
-import { ActiveRun } from "../src/runtime/active_run.ts";
+import { ActiveRun } from "../src/runtime/actor/active_run.ts";
 
 const agent = defineAgent({ id: "a", systemPrompt: "s", gateway: scriptedGateway([]) });
 const run = (): ActiveRun => new ActiveRun("turn_1", "run_1", agent);

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isFloretError, memoryStore } from "@floret/engine";
 import { Journal } from "../src/journal/journal.ts";
-import { ActorCache } from "../src/runtime/actor_cache.ts";
+import { ActorCache } from "../src/runtime/turns/actor_cache.ts";
 
 const ownership = { hostId: "h", leaseTtlMs: 30_000 };
 

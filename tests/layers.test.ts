@@ -97,7 +97,7 @@ describe("layers of src/", () => {
 
   it("the check finds an upward import, an escape from src/ and an unlisted directory", () => {
     const bad = new Map([
-      ["journal/a.ts", 'import type { X } from "../runtime/thread_actor.ts";'],
+      ["journal/a.ts", 'import type { X } from "../src/runtime/actor/thread_actor.ts";'],
       ["projection/b.ts", 'export { y } from "../engine/run_loop.ts";'],
       ["runtime/c.ts", 'const m = await import("../../adapters/tokens/mod.ts");'],
       ["newdir/d.ts", 'import "./e.ts";'],

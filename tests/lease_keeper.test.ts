@@ -6,11 +6,11 @@ import { test } from "node:test";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
-import type { ActorCache } from "../src/runtime/actor_cache.ts";
-import { LeaseKeeper } from "../src/runtime/lease_keeper.ts";
-import { stampLease } from "../src/runtime/ownership.ts";
+import type { ActorCache } from "../src/runtime/turns/actor_cache.ts";
+import { LeaseKeeper } from "../src/runtime/host/lease_keeper.ts";
+import { stampLease } from "../src/runtime/actor/ownership.ts";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
-import type { ThreadActor } from "../src/runtime/thread_actor.ts";
+import type { ThreadActor } from "../src/runtime/actor/thread_actor.ts";
 
 /** An actor cache whose one thread runs with a lease about to lapse; counts the keeper's looks and renewals. */
 function fakeActors(): { actors: ActorCache; looks: () => number; renewals: () => number } {

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { memoryStore } from "@floret/engine";
 import { Journal } from "../src/journal/journal.ts";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
-import { Publisher } from "../src/runtime/publisher.ts";
-import { ThreadActor } from "../src/runtime/thread_actor.ts";
-import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS } from "../src/runtime/ownership.ts";
+import { Publisher } from "../src/runtime/actor/publisher.ts";
+import { ThreadActor } from "../src/runtime/actor/thread_actor.ts";
+import { DEFAULT_HOST_ID, DEFAULT_LEASE_TTL_MS } from "../src/runtime/actor/ownership.ts";
 
 const ownership = { hostId: DEFAULT_HOST_ID, leaseTtlMs: DEFAULT_LEASE_TTL_MS };
 

@@ -3,7 +3,7 @@
 // with those keys deleted gives, whichever optional fields the record holds.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { planTurnEnd } from "../src/runtime/turn_end.ts";
+import { planTurnEnd } from "../src/runtime/turns/turn_end.ts";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
 
 /** The end's record as a spread plus deletes would make it (the reference). */

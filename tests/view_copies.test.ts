@@ -3,7 +3,7 @@
  * it was when the command returned, however late they are read; and they look
  * like plain objects to JSON, structuredClone, spreads and deep equality.
  * Short lists are copied at once, long ones on first read
- * (src/runtime/view_snapshot.ts): every test runs on a short thread and on a
+ * (src/runtime/actor/view_snapshot.ts): every test runs on a short thread and on a
  * thread long enough for both of its lists to be copied on first read.
  */
 import { describe, test } from "node:test";
@@ -17,7 +17,7 @@ import {
   type ThreadView,
 } from "@floret/engine";
 import { type ScriptStep } from "@floret/engine/testing";
-import { COPY_AT_ONCE_BELOW } from "../src/runtime/view_snapshot.ts";
+import { COPY_AT_ONCE_BELOW } from "../src/runtime/actor/view_snapshot.ts";
 import { deferred, engine, sendAndWait, type TestEngine } from "./support/engine.ts";
 
 /** The view as a plain, fully copied object (what an eager copy would have been). */

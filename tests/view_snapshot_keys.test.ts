@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
 import { Interactions } from "../src/projection/interactions.ts";
 import { ViewModel } from "../src/projection/view_model.ts";
-import { viewSnapshot } from "../src/runtime/view_snapshot.ts";
+import { viewSnapshot } from "../src/runtime/actor/view_snapshot.ts";
 
 const AT = "2026-12-02T01:00:00.000Z";
 

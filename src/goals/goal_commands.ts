@@ -8,12 +8,12 @@
 import { nowIso } from "../journal/now_iso.ts";
 import type { ThreadView, ViewOp } from "../projection/view_types.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { claimOf, commandKeyNow, withKey } from "../runtime/request_keys.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
-import { settleOrphan } from "../runtime/settle_turn.ts";
-import type { ThreadActor } from "../runtime/thread_actor.ts";
-import { threadCommand, viewCommand } from "../runtime/thread_command.ts";
-import { startTurn } from "../runtime/turn_commands.ts";
+import { claimOf, commandKeyNow, withKey } from "../runtime/commands/request_keys.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
+import { settleOrphan } from "../runtime/turns/settle_turn.ts";
+import type { ThreadActor } from "../runtime/actor/thread_actor.ts";
+import { threadCommand, viewCommand } from "../runtime/commands/thread_command.ts";
+import { startTurn } from "../runtime/commands/turn_commands.ts";
 import { goalSet, publicGoal, type StoredGoal } from "./goal_state.ts";
 
 /** The view op of a goal change (`null`: no goal). */

@@ -4,7 +4,7 @@
  * the call rejects `storage_failure` once `timeoutMs` passed. The store may
  * still answer later: a commit that lands after its deadline is what any
  * failed commit of unknown outcome is, and the thread settles once the
- * store answers again (see runtime/store_probe.ts).
+ * store answers again (see runtime/turns/store_probe.ts).
  *
  * One watchdog timer serves every call in flight, armed only while some
  * call is pending, so a call costs a set entry rather than a timer of its own.

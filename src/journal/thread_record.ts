@@ -41,7 +41,7 @@ export interface ThreadRecord {
   active?: {
     turnId: string;
     runId: string;
-    /** The host that runs it (see runtime/ownership.ts). */
+    /** The host that runs it (see runtime/actor/ownership.ts). */
     owner?: string;
     /** Epoch ms until which the owner's claim holds without renewal. */
     leaseUntil?: number;
@@ -53,7 +53,7 @@ export interface ThreadRecord {
   lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean; code?: TurnFailureCode };
   /** Tombstone: the thread is deleted; its request keys still replay. */
   deleted?: boolean;
-  // Title lifecycle (see runtime/titles.ts). Absent on records written before it: read as
+  // Title lifecycle (see runtime/turns/titles.ts). Absent on records written before it: read as
   // "ready" when a title is set, else "none", generation 0.
   /** Where the title stands. */
   titleStatus?: "none" | "fallback" | "pending" | "ready" | "failed";
@@ -61,10 +61,10 @@ export interface ThreadRecord {
   titleGeneration?: number;
   /** The background title request that may install a title (status `pending`). */
   titleClaim?: { generation: number; owner: string; until: number };
-  /** Inputs a restore took out of the queue, for the host to offer again (see runtime/restore.ts). */
+  /** Inputs a restore took out of the queue, for the host to offer again (see runtime/host/restore.ts). */
   restoredInputs?: QueuedItem[];
   /** The thread's goal (see goals/goal_state.ts); forks copy it. */
   goal?: StoredGoal;
-  /** A durable graceful stop of the active turn (see goals/../runtime/stop_request.ts). */
+  /** A durable graceful stop of the active turn (see runtime/commands/graceful_stop.ts). */
   stopRequest?: { turnId: string; mode: "immediate" | "graceful"; requestedAt: string };
 }

@@ -12,7 +12,7 @@ import { decodeValue } from "../journal/codec.ts";
 import type { RequestRecord } from "../journal/journal.ts";
 import { keys } from "../journal/keys.ts";
 import { requestRecordShape } from "../journal/stored_shapes.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
 import type { SpawnRequest } from "./spawn.ts";
 
 /**

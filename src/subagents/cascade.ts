@@ -7,8 +7,8 @@
  */
 import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
-import { cancel } from "../runtime/cancel_command.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
+import { cancel } from "../runtime/commands/cancel_command.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
 
 /**
  * Cancels every descendant of `threadId` (not the thread itself). Each child

@@ -8,8 +8,8 @@ import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import type { ThreadSummary } from "../projection/view_types.ts";
-import { summarize } from "../runtime/thread_summary.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
+import { summarize } from "../runtime/queries/thread_summary.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
 
 /**
  * The children of one thread, a page at a time. The cursor names the last

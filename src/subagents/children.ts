@@ -9,9 +9,9 @@
  */
 import type { Agent } from "../config/agent.ts";
 import { FloretError } from "../errors.ts";
-import { cancel } from "../runtime/cancel_command.ts";
-import { waitForIdle } from "../runtime/queries.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
+import { cancel } from "../runtime/commands/cancel_command.ts";
+import { waitForIdle } from "../runtime/queries/queries.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
 import type { ThreadView } from "../projection/view_types.ts";
 import { cancelDescendants } from "./cascade.ts";
 import { childPreview, childReport, type ChildStatus, childStatus } from "./child_status.ts";

@@ -8,7 +8,7 @@
  */
 import { FloretError } from "../errors.ts";
 import { keys } from "../journal/keys.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
 import { byAge, type ChildFact, factsOf } from "./parent_events.ts";
 
 /** One child fact as hosts read it. */

@@ -14,11 +14,11 @@ import { newId } from "../identity/ids.ts";
 import { encodeValue } from "../journal/codec.ts";
 import { keys } from "../journal/keys.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
-import { claimOf, commandKey, replayOf } from "../runtime/request_keys.ts";
-import type { ServiceContext } from "../runtime/service_context.ts";
-import { retryStale, StaleThreadError } from "../runtime/stale_retry.ts";
-import { hostTitle } from "../runtime/titles.ts";
-import { send } from "../runtime/turn_commands.ts";
+import { claimOf, commandKey, replayOf } from "../runtime/commands/request_keys.ts";
+import type { ServiceContext } from "../runtime/commands/service_context.ts";
+import { retryStale, StaleThreadError } from "../runtime/actor/stale_retry.ts";
+import { hostTitle } from "../runtime/turns/titles.ts";
+import { send } from "../runtime/commands/turn_commands.ts";
 import { orphanedChild } from "./adopt.ts";
 
 /** What `spawn_agent` asks for. */

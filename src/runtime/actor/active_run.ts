@@ -1,0 +1,215 @@
+/**
+ * The memory-only handle of a run executing in this process: its ids, its
+ * abort switches, the tool batch in flight and the text its current step has
+ * streamed. Nothing here is stored; the journal knows the run by its ids.
+ *
+ * @module
+ */
+import type { Agent } from "../../config/agent.ts";
+import type { SupplementalContext } from "../../journal/entries.ts";
+import type { ProviderMessage } from "../../provider/gateway.ts";
+import { REDACTED } from "../../projection/answers_message.ts";
+import { StepAbort, type StopSwitch } from "../../engine/step_abort.ts";
+
+/** Output streamed by the step in flight, kept so a cancel can show it. */
+export interface PartialStep {
+  step: number;
+  text: string;
+  reasoning: string;
+}
+
+/** A run in progress. */
+export class ActiveRun {
+  /** The turn it runs. */
+  readonly turnId: string;
+  /** Its id in the journal. */
+  readonly runId: string;
+  /** The turn's agent. */
+  readonly agent: Agent;
+  /** The operation of a compaction-only turn (manual `compact`), started at its admission. */
+  readonly compaction?: string;
+  /** A manual compaction with `continueGoal`: the turn goes on working on the goal afterwards. */
+  continueGoal?: boolean;
+  /** Context for this turn's requests only; memory only. */
+  readonly supplementalContext?: readonly SupplementalContext[];
+  /** Settles when the run has returned. */
+  readonly done: Promise<void>;
+  // Made on first need (a read of the signal, or a stop): an AbortController
+  // is an EventTarget, costly to set up, and most runs never read these (the
+  // tools' one is read only by a handler that looks at its signal, or by a
+  // batch that does not settle at once).
+  #providerAbort: AbortController | undefined;
+  #toolAbort: AbortController | undefined;
+  #stopRequested = false;
+  #batch: Promise<void> | undefined;
+  #partial: PartialStep | undefined;
+  #finished!: () => void;
+  #stepAbort: StepAbort | undefined;
+  #steers = 0;
+  // Secret answers live here only: in the memory of the run that `respond` resumed.
+  // Made at the first secret: most runs hold none.
+  #secrets: Map<string, ProviderMessage> | undefined;
+  #secretValues: Set<string> | undefined;
+
+  /**
+   * @param turnId the admitted turn
+   * @param runId the run's id
+   * @param agent the turn's agent
+   * @param supplementalContext context for this turn's requests only
+   * @param compaction the operation, when the turn only compacts
+   */
+  constructor(
+    turnId: string,
+    runId: string,
+    agent: Agent,
+    supplementalContext?: readonly SupplementalContext[],
+    compaction?: string,
+  ) {
+    this.turnId = turnId;
+    this.runId = runId;
+    this.agent = agent;
+    if (compaction !== undefined) this.compaction = compaction;
+    if (supplementalContext?.length) this.supplementalContext = supplementalContext;
+    this.done = new Promise((resolve) => (this.#finished = resolve));
+  }
+
+  /**
+   * Aborts the provider request (immediate and graceful cancel). Made on first
+   * read: a run reads it only when something stops it or a compaction runs
+   * (its steps check {@link stopRequested}, which every abort of it sets first).
+   */
+  get providerSignal(): AbortSignal {
+    return (this.#providerAbort ??= new AbortController()).signal;
+  }
+
+  /** Aborts tool handlers (immediate cancel, shutdown, delete). */
+  get toolSignal(): AbortSignal {
+    return (this.#toolAbort ??= new AbortController()).signal;
+  }
+
+  /** A stop was asked for: the run returns at its next check. */
+  get stopRequested(): boolean {
+    return this.#stopRequested;
+  }
+
+  /**
+   * Tells the run to stop: it returns at its next check and commits nothing
+   * more once its turn is no longer active. `provider` leaves running tools
+   * alone (graceful cancel lets them finish).
+   */
+  stop(why: string, scope: "provider" | "all" = "all"): void {
+    this.#stopRequested = true;
+    const reason = new DOMException(why, "AbortError");
+    (this.#providerAbort ??= new AbortController()).abort(reason);
+    this.#stepAbort?.abort(reason);
+    if (scope === "all") (this.#toolAbort ??= new AbortController()).abort(reason);
+  }
+
+  /** Settles when the tool batch in flight (if any) has committed its results. */
+  get batch(): Promise<void> | undefined {
+    return this.#batch;
+  }
+
+  /** A tool batch started; a graceful cancel waits for it. */
+  trackBatch(batch: Promise<unknown>): void {
+    this.#batch = batch.then(noop, noop);
+  }
+
+  /** What the step in flight has streamed so far. */
+  get partial(): PartialStep | undefined {
+    return this.#partial;
+  }
+
+  /** Keeps a streamed delta of `step`; a new step starts afresh. */
+  streamed(step: number, kind: "thinking" | "assistant", delta: string): void {
+    if (this.#partial?.step !== step) this.#partial = { step, text: "", reasoning: "" };
+    if (kind === "assistant") this.#partial.text += delta;
+    else this.#partial.reasoning += delta;
+  }
+
+  /** The streamed text is committed or void (a retry streams afresh). */
+  dropPartial(): void {
+    this.#partial = undefined;
+  }
+
+  /**
+   * The switch of one provider request: aborted by a stop, or by a steer
+   * (which ends the attempt but not the turn). A plain switch, not an
+   * `AbortController`: only the engine watches it (the gateway gets the
+   * attempt's own signal).
+   */
+  stepSignal(): StopSwitch {
+    // A switch nobody aborted serves the next request as well as a new one
+    // would (stop and steer abort it; watchers are removed after each
+    // attempt), so a step only pays for a new one after an abort.
+    if (this.#stepAbort && !this.#stepAbort.aborted) return this.#stepAbort;
+    this.#stepAbort = new StepAbort();
+    // A stop aborts the provider's controller right after setting the flag.
+    if (this.#stopRequested) {
+      this.#stepAbort.abort(this.providerSignal.reason);
+    }
+    return this.#stepAbort;
+  }
+
+  /** How many steering messages reached this run. */
+  get steers(): number {
+    return this.#steers;
+  }
+
+  /** A steering message was committed: the provider request in flight ends; the turn goes on. */
+  steer(): void {
+    this.#steers++;
+    this.#stepAbort?.abort(new DOMException("Steered", "AbortError"));
+    // A steer also ends the `read`/`none` calls of the batch in flight (DESIGN §11).
+    this.#toolSteer?.abort(new DOMException("Steered", "AbortError"));
+    this.#toolSteer = undefined;
+  }
+
+  #toolSteer: AbortController | undefined;
+
+  /** A signal for the next tool batch that aborts when a steer arrives. */
+  toolSteerSignal(): AbortSignal {
+    this.#toolSteer = new AbortController();
+    return this.#toolSteer.signal;
+  }
+
+  /**
+   * The answers message with its secret values, for this run's requests only.
+   * `values` are the raw secrets, kept so {@link redact} can keep them out of
+   * what this run records or reports (a provider error may echo a request).
+   */
+  addSecret(interactionId: string, message: ProviderMessage, values: readonly string[]): void {
+    (this.#secrets ??= new Map()).set(interactionId, message);
+    const held = this.#secretValues ??= new Set();
+    for (const value of values) if (value !== "") held.add(value);
+  }
+
+  /** `text` with every secret value this run holds replaced by the redaction marker. */
+  redact(text: string): string {
+    let out = text;
+    for (const value of this.#secretValues ?? NONE) out = out.split(value).join(REDACTED);
+    return out;
+  }
+
+  /** Whether this run holds secret values (so its reports need {@link redact}). */
+  get holdsSecrets(): boolean {
+    return this.#secretValues !== undefined && this.#secretValues.size > 0;
+  }
+
+  /** Secret-bearing replacements of answers messages, by interaction id. */
+  get secrets(): ReadonlyMap<string, ProviderMessage> {
+    return this.#secrets ?? NO_SECRETS;
+  }
+
+  /** The run has returned: {@link done} settles. */
+  finished(): void {
+    this.#finished();
+  }
+}
+
+function noop(): void {}
+
+/** What a run without secrets answers (read-only to every reader: the type says so). */
+const NO_SECRETS: ReadonlyMap<string, ProviderMessage> = new Map();
+/** No secret values. */
+const NONE: readonly string[] = [];
