@@ -102,7 +102,7 @@ export type {
 export type { UserInput } from "./src/runtime/commands/user_input.ts";
 // Long work (DESIGN §11): goals, queue steering, children's facts.
 export type { ThreadServiceWave3 } from "./src/runtime/host/long_work_service.ts";
-export type { Goal } from "./src/goals/goal_state.ts";
+export type { Goal } from "./src/tools/goal_state.ts";
 export type { ParentEvent } from "./src/subagents/parent_event_list.ts";
 export type { CompactResult } from "./src/runtime/commands/compaction_command.ts";
 export type { CompactionRecord } from "./src/projection/context_model.ts";

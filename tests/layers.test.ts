@@ -12,13 +12,13 @@ import { posix } from "node:path";
 /** Bottom first. A directory (or top-level file) of `src/` belongs to exactly one layer. */
 const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "_runtime.ts", "optional_peer.ts", "text"],
-  ["identity", "spi", "observation"],
-  ["provider", "tools", "validation"],
+  ["identity", "spi"],
+  ["provider", "tools", "validation", "observation"],
   ["config", "context"],
   ["journal"],
   ["projection"],
   ["engine", "testing"],
-  ["runtime", "subagents"],
+  ["runtime", "subagents", "goals"],
 ];
 
 /** The layer index of a path relative to `src/`, or `undefined` for an unlisted place. */

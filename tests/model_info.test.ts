@@ -104,8 +104,12 @@ describe("gateways fill missing capabilities from it", () => {
     assert.equal(capabilities.maxOutputTokens, 16_384);
     assert.equal(capabilities.images, false);
     assert.equal(capabilities.imageInput, false);
+    // An unknown model gets no figures from the table; only the gateway's own
+    // default reasoning levels (OpenAI's) are there.
     const unknown = openAIResponses({ model: "my-finetune", apiKey: "sk-test" });
-    assert.deepEqual(unknown.info.capabilities, {});
+    assert.deepEqual(unknown.info.capabilities, {
+      reasoningLevels: ["minimal", "low", "medium", "high"],
+    });
     const plain = openAIResponses({
       model: "gpt-5",
       apiKey: "sk-test",

@@ -225,7 +225,8 @@ describe("robustness: host code inside a run", () => {
         let ran = 0;
         const { e, view } = await oneCall(() => String(++ran), {
           arguments: "[".repeat(10_000) + "]".repeat(10_000),
-          input: z.any(),
+          // Any object passes the schema, so only the parse of the argument text can refuse it.
+          input: z.looseObject({}),
         });
         assert.equal(ran, 0);
         assert.equal(view.status, "idle");

@@ -366,6 +366,24 @@ describe("robustness: property", () => {
             numRuns: RUNS,
             seed: SEED === undefined ? undefined : Number(SEED),
             endOnFailure: true,
+            // Found by this property (seed -1623800122): a graceful cancel of a turn
+            // that then ended on its own stopped the queued turn it handed over to,
+            // which stayed running with nothing behind it.
+            examples: [[
+              [{
+                play: "tool",
+                tool: { mode: "unstorable", kind: "function" },
+                calls: 1,
+                effect: "read",
+              }],
+              [
+                { cmd: "promote" },
+                { cmd: "send", key: 4 },
+                { cmd: "send", key: 3 },
+                { cmd: "cancel", mode: "graceful" },
+                { cmd: "setTitle", title: "ART}" },
+              ],
+            ] as never],
           },
         );
         if (details.failed) {

@@ -43,6 +43,8 @@ export function defaultReasoningLevels(
   capabilities: Capabilities,
   levels: readonly ReasoningEffort[] | undefined,
 ): void {
+  // A model declared without reasoning gets no levels to choose from.
+  if (capabilities.reasoning === "unsupported") return;
   if (capabilities.reasoningLevels === undefined && levels !== undefined) {
     capabilities.reasoningLevels = [...levels];
   }

@@ -14,7 +14,7 @@ import { settleOrphan } from "../runtime/turns/settle_turn.ts";
 import type { ThreadActor } from "../runtime/actor/thread_actor.ts";
 import { threadCommand, viewCommand } from "../runtime/commands/thread_command.ts";
 import { startTurn } from "../runtime/commands/turn_commands.ts";
-import { goalSet, publicGoal, type StoredGoal } from "./goal_state.ts";
+import { goalSet, publicGoal, type StoredGoal } from "../tools/goal_state.ts";
 
 /** The view op of a goal change (`null`: no goal). */
 export function goalOps(record: ThreadRecord): ViewOp[] {

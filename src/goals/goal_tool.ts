@@ -15,7 +15,7 @@ import type { ServiceContext } from "../runtime/commands/service_context.ts";
 import type { Equip } from "../subagents/equip.ts";
 import { defineTool, type ToolContext, type ToolDefinition } from "../tools/define_tool.ts";
 import { commitGoal } from "./goal_commands.ts";
-import { goalCompleted, goalReviewed, goalSet, MAX_GOAL_TEXT } from "./goal_state.ts";
+import { goalCompleted, goalReviewed, goalSet, MAX_GOAL_TEXT } from "../tools/goal_state.ts";
 
 /** The built-in goal tool's name; an agent with `goals` may not define a tool of this name. */
 export const GOAL_TOOL = "goal";

@@ -6,7 +6,7 @@
  */
 import type { TurnFailureCode } from "../errors.ts";
 import type { AdmittedInput, TurnOutcome } from "./entries.ts";
-import type { StoredGoal } from "../goals/goal_state.ts";
+import type { StoredGoal } from "../tools/goal_state.ts";
 
 /** An input waiting for the thread to be free. */
 export interface QueuedItem {

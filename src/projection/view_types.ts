@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Goal } from "../goals/goal_state.ts";
+import type { Goal } from "../tools/goal_state.ts";
 import type { Question } from "../tools/question_shape.ts";
 import type { TurnFailureCode } from "../errors.ts";
 import type { Usage } from "../provider/gateway.ts";

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { ImageAttachment } from "../provider/gateway.ts";
-import { MAX_GOAL_TEXT } from "../goals/goal_state.ts";
+import { MAX_GOAL_TEXT } from "../tools/goal_state.ts";
 import { imageAttachmentSchema, requestKeySchema, threadIdSchema } from "./command_schemas.ts";
 import { isWellFormed } from "./parse_input.ts";
 

@@ -416,12 +416,17 @@ export function lifecycleSuite(wrap: (threads: ThreadService) => ThreadService):
       }], { tools: [slow] });
       await e.threads.send({ threadId: e.threadId, requestKey: "a", input: { text: "go" } });
       await started.promise;
-      const { view } = await e.threads.cancel({
+      const cancelled = await e.threads.cancel({
         threadId: e.threadId,
         requestKey: "c",
         mode: "graceful",
       });
+      // A graceful cancel commits the stop request and returns at once; the
+      // turn settles when the in-flight tool has committed its result.
+      assert.ok(cancelled.view.stopping, "the stop request shows on the view");
+      const view = await e.threads.waitForIdle(e.threadId, { timeoutMs: 10_000 });
       assert.deepEqual(lastTurn(view), { outcome: "cancelled", code: undefined });
+      assert.equal(view.stopping, undefined);
       assert.equal(view.items.find((i) => i.kind === "tool")?.tool?.status, "completed");
       assert.equal(e.gateway.requests.length, 1);
       await e.host.shutdown();

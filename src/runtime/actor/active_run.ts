@@ -41,6 +41,7 @@ export class ActiveRun {
   #providerAbort: AbortController | undefined;
   #toolAbort: AbortController | undefined;
   #stopRequested = false;
+  #stoppedWhole = false;
   #batch: Promise<void> | undefined;
   #partial: PartialStep | undefined;
   #finished!: () => void;
@@ -93,12 +94,21 @@ export class ActiveRun {
   }
 
   /**
+   * The whole run was stopped (shutdown, delete, an immediate stop), not only
+   * its provider request (a graceful cancel, which lets tools finish).
+   */
+  get stoppedWhole(): boolean {
+    return this.#stoppedWhole;
+  }
+
+  /**
    * Tells the run to stop: it returns at its next check and commits nothing
    * more once its turn is no longer active. `provider` leaves running tools
    * alone (graceful cancel lets them finish).
    */
   stop(why: string, scope: "provider" | "all" = "all"): void {
     this.#stopRequested = true;
+    if (scope === "all") this.#stoppedWhole = true;
     const reason = new DOMException(why, "AbortError");
     (this.#providerAbort ??= new AbortController()).abort(reason);
     this.#stepAbort?.abort(reason);

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { publicGoal } from "../../goals/goal_state.ts";
+import { publicGoal } from "../../tools/goal_state.ts";
 import type { Agent } from "../../config/agent.ts";
 import type { QueuedItem, ThreadRecord } from "../../journal/thread_record.ts";
 import { type InteractionsReader, publicInteraction } from "../../projection/interactions.ts";

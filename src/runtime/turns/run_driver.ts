@@ -8,7 +8,7 @@
 import { runCompactionTurn } from "../../engine/compaction/manual_run.ts";
 import { continueTurn, runGuarded, type RunHost, runTurn } from "../../engine/run_loop.ts";
 import type { Agent } from "../../config/agent.ts";
-import { CONTINUE_NOTE } from "../../goals/goal_state.ts";
+import { CONTINUE_NOTE } from "../../tools/goal_state.ts";
 import type { ActiveRun } from "../actor/active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
@@ -31,8 +31,9 @@ async function driveAll(actor: ThreadActor, first: ActiveRun, deps: RunDeps): Pr
       const next: ActiveRun | undefined = await driveRun(actor, run, deps);
       // A stop (shutdown, delete) that came while the run was committing its turn's end can
       // no longer prevent the hand-over in that commit; it reaches the turn handed over to,
-      // which then stops before its first model call.
-      if (next && run.stopRequested) next.stop("The run that handed over to this turn was stopped");
+      // which then stops before its first model call. A graceful cancel stops only its own
+      // turn: a turn that still ended on its own hands over as usual.
+      if (next && run.stoppedWhole) next.stop("The run that handed over to this turn was stopped");
       run = next;
     }
   } finally {

@@ -44,7 +44,7 @@ import {
   MAX_GOAL_REFLECTIONS,
   needsReflection,
   REFLECTION_NOTE,
-} from "../../goals/goal_state.ts";
+} from "../../tools/goal_state.ts";
 
 /** What runs need from the service. */
 export interface RunDeps extends AgentResolver {
