@@ -369,21 +369,46 @@ describe("robustness: property", () => {
             // Found by this property (seed -1623800122): a graceful cancel of a turn
             // that then ended on its own stopped the queued turn it handed over to,
             // which stayed running with nothing behind it.
-            examples: [[
-              [{
-                play: "tool",
-                tool: { mode: "unstorable", kind: "function" },
-                calls: 1,
-                effect: "read",
-              }],
+            examples: [
               [
-                { cmd: "promote" },
-                { cmd: "send", key: 4 },
-                { cmd: "send", key: 3 },
-                { cmd: "cancel", mode: "graceful" },
-                { cmd: "setTitle", title: "ART}" },
-              ],
-            ] as never],
+                [{
+                  play: "tool",
+                  tool: { mode: "unstorable", kind: "function" },
+                  calls: 1,
+                  effect: "read",
+                }],
+                [
+                  { cmd: "promote" },
+                  { cmd: "send", key: 4 },
+                  { cmd: "send", key: 3 },
+                  { cmd: "cancel", mode: "graceful" },
+                  { cmd: "setTitle", title: "ART}" },
+                ],
+              ] as never,
+              // Seed 1076032252: a graceful stop whose settling commit failed left the
+              // turn running with a deaf tool behind it and nobody to settle it.
+              [
+                [
+                  {
+                    play: "tool",
+                    tool: { mode: "return", text: "EH&<f0U" },
+                    calls: 1,
+                    effect: "read",
+                  },
+                  { play: "error", retry: "never" },
+                  { play: "error", retry: "retryable" },
+                  { play: "error", retry: "retryable" },
+                  { play: "deaf" },
+                ],
+                [
+                  { cmd: "send", key: 5 },
+                  { cmd: "cancel", mode: "graceful" },
+                  { cmd: "fault", kind: "stale", count: 2 },
+                  { cmd: "pause", ms: 2 },
+                  { cmd: "fault", kind: "throw", count: 2 },
+                ],
+              ] as never,
+            ],
           },
         );
         if (details.failed) {

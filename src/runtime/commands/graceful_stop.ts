@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { isFloretError } from "../../errors.ts";
 import { nowIso } from "../../journal/now_iso.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 import type { ThreadView, ViewOp } from "../../projection/view_types.ts";
@@ -87,11 +88,16 @@ async function settleLater(ctx: ServiceContext, actor: ThreadActor, run: ActiveR
       actor.stopSettled(mine ?? run, "The turn was cancelled");
       actor.publisher.pushHeard(stoppingOps, actor.record);
     });
-  } catch {
+  } catch (error) {
     // The store failed or the host closed: the durable request stays, and whoever
     // settles the turn next (this host once the store answers, or the next host)
     // settles it `cancelled`.
     actor.stopFailed();
+    if (isFloretError(error, "host_closed")) return;
+    // The window is over: the run (say, a tool that ignores its signal) may commit
+    // nothing more, and once the store answers again this host settles the turn.
+    if (actor.run === run) actor.stopSettled(run, "The turn was cancelled");
+    ctx.actors.settleWhenStoreAnswers(actor);
   }
 }
 
