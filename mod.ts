@@ -68,11 +68,14 @@ export type {
 } from "./src/provider/gateway.ts";
 export type { CitedSource, HostedToolCall } from "./src/provider/gateway.ts";
 export { defineTool } from "./src/tools/define_tool.ts";
+export type { QuestionOption } from "./src/tools/question_shape.ts";
 export type {
   PermissionDecision,
   ToolContext,
   ToolDefinition,
   ToolEffect,
+  ToolInput,
+  ToolInputSchema,
   ToolResult,
   ToolSpec,
 } from "./src/tools/define_tool.ts";

@@ -35,6 +35,7 @@ const NAMES = [
   "tsc",
   "docs",
   "deno-check",
+  "doc-lint",
   "lint",
   "fmt",
   "publish",
@@ -230,6 +231,13 @@ const steps = [
     name: "deno-check",
     what: `deno check of the ${entryPoints.length} entry points`,
     run: () => exec("deno-check", bin("deno"), ["check", ...entryPoints]),
+  },
+  {
+    name: "doc-lint",
+    // All entries in one run, as JSR documents the package: a type one entry
+    // exports (KvStore from ./spi) is public to the others too.
+    what: `deno doc --lint of the ${entryPoints.length} entry points (JSR's documentation checks)`,
+    run: () => exec("doc-lint", bin("deno"), ["doc", "--lint", ...entryPoints]),
   },
   { name: "lint", what: "deno lint", run: () => exec("lint", bin("deno"), ["lint"]) },
   {

@@ -26,7 +26,8 @@
  * @module
  */
 export { threadApi } from "./thread_api.ts";
-export type { AuthorizeCheck, ThreadApiOptions } from "./thread_api.ts";
+export type { AuthorizeCheck, ThreadApiOptions, ThreadApp } from "./thread_api.ts";
+export type { AuthorizeVerdict } from "./tenancy.ts";
 export type { HttpAction } from "./routes.ts";
 export type { ChatRouteOptions } from "./chat_turn_stream.ts";
 export { threadClient } from "./thread_client.ts";

@@ -25,6 +25,15 @@ export interface AuthorizeCheck {
   threadId?: string;
 }
 
+/**
+ * The app {@link threadApi} returns: a hono app. Serve `app.fetch`
+ * (`Deno.serve(app.fetch)`, `Bun.serve({ fetch: app.fetch })`,
+ * `@hono/node-server`), call `app.request("/threads")` in tests, or mount it
+ * in your own hono app with `parent.route("/", app)`. An alias of our own so
+ * the docs of this package stay complete without hono's.
+ */
+export type ThreadApp = Hono;
+
 /** Options of {@link threadApi}. */
 export interface ThreadApiOptions {
   /**
@@ -62,7 +71,7 @@ export interface ThreadApiOptions {
  *
  * @param service the service to serve (in-process, or even a `threadClient`)
  * @param options `authorize` (required), `basePath`, `pingIntervalMs`, `turnControl` and `chat`
- * @returns a hono app; serve `app.fetch` or mount it
+ * @returns a hono app ({@link ThreadApp}); serve `app.fetch` or mount it
  * @throws {FloretError} `invalid_input` without an `authorize` function, or with a
  *   bad `basePath`, `pingIntervalMs`, `turnControl` or `chat`
  * @example
@@ -83,7 +92,7 @@ export interface ThreadApiOptions {
  * await host.shutdown();
  * ```
  */
-export function threadApi(service: ThreadService, options: ThreadApiOptions): Hono {
+export function threadApi(service: ThreadService, options: ThreadApiOptions): ThreadApp {
   if (typeof options !== "object" || options === null) {
     throw new FloretError("invalid_input", "threadApi needs options with an authorize function");
   }

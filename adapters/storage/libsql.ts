@@ -35,6 +35,20 @@ export interface LibsqlTuning {
 }
 
 /**
+ * A `@libsql/client` Client, as {@link libsqlStore} takes it: the methods the
+ * store calls, which every Client has. Spelled out here rather than imported,
+ * so our published types and docs do not depend on the driver's own.
+ */
+export interface LibsqlClient {
+  /** Runs one statement. */
+  execute(...args: never[]): Promise<unknown>;
+  /** Runs statements in one transaction. */
+  batch(...args: never[]): Promise<unknown>;
+  /** Closes the client (the store never calls it on a client it was given). */
+  close(): void;
+}
+
+/**
  * Options of {@link libsqlStore}: a URL to open (`file:`, `:memory:`,
  * `http(s):`, `libsql:`, `ws(s):`), or a client the caller owns. A shared
  * local client gets WAL mode and the pragmas applied, and is reconnected
@@ -43,7 +57,7 @@ export interface LibsqlTuning {
  */
 export type LibsqlStoreOptions =
   | (LibsqlTuning & { url: string; authToken?: string | undefined })
-  | (LibsqlTuning & { client: Client });
+  | (LibsqlTuning & { client: LibsqlClient });
 
 const SCHEMES = new Set(["file:", "http:", "https:", "libsql:", "ws:", "wss:"]);
 
@@ -105,5 +119,9 @@ export function libsqlStore(options: LibsqlStoreOptions): KvStore {
   if (!("client" in options) && /^(file:|:memory:$)/.test(options.url)) {
     return localStore(options.url, tuning);
   }
-  return clientStore(options, tuning);
+  // Any Client fits LibsqlClient; the store works with the driver's full type.
+  return clientStore(
+    "client" in options ? { client: options.client as unknown as Client } : options,
+    tuning,
+  );
 }

@@ -15,6 +15,21 @@ import { sqlStore } from "./postgres_store.ts";
 export { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from "./postgres_schema.ts";
 
 /**
+ * A postgres.js client (`postgres(url)`), as {@link postgresStore} takes it:
+ * a tagged-template function with `unsafe` and `begin`, which every client
+ * has. Spelled out here rather than imported, so our published types and docs
+ * do not depend on the driver's own.
+ */
+export interface PostgresClient {
+  /** The tagged template that runs a query. */
+  (...args: never[]): unknown;
+  /** Runs a query given as text and parameters. */
+  unsafe(...args: never[]): unknown;
+  /** Runs a callback in a transaction. */
+  begin(...args: never[]): unknown;
+}
+
+/**
  * Options of {@link postgresStore}: a connection URL the store opens (and
  * closes), or a postgres.js client the caller owns (the store never ends it).
  */
@@ -27,7 +42,7 @@ export type PostgresStoreOptions =
   }
   | {
     /** A postgres.js client; the store uses its pool and leaves it open at close. */
-    sql: Sql;
+    sql: PostgresClient;
   };
 
 const loadDriver: () => Promise<typeof import("postgres")> = optionalPeer({
@@ -78,7 +93,8 @@ function validate(options: PostgresStoreOptions): void {
 export function postgresStore(options: PostgresStoreOptions): KvStore {
   validate(options);
   if ("sql" in options) {
-    const shared = options.sql;
+    // Any postgres.js client fits PostgresClient; the store works with its full type.
+    const shared = options.sql as unknown as Sql;
     return sqlStore(() => Promise.resolve(shared), () => Promise.resolve());
   }
   const { url, maxConnections } = options;

@@ -13,12 +13,15 @@ import { byAge, type ChildFact, factsOf } from "./parent_events.ts";
 
 /** One child fact as hosts read it. */
 export interface ParentEvent {
+  /** The child thread the fact is about. */
   childThreadId: string;
+  /** What happened to the child (its turn ended, or it waits on its parent). */
   kind: "completed" | "failed" | "cancelled" | "needs_input" | "needs_approval";
   /** ≤ 512 bytes of UTF-8. */
   preview?: string;
   /** A failure's code, never its raw text. */
   code?: string;
+  /** When it happened (ISO time). */
   at: string;
 }
 

@@ -110,8 +110,25 @@ export function implementationOf(tool: ToolDefinition): ToolImplementation {
   return implementation;
 }
 
+/**
+ * A zod 4 schema, as {@link defineTool} takes it (`z.object({ ... })`). An
+ * alias of our own so the docs of this package stay complete without zod's.
+ */
+export type ToolInputSchema = z.ZodType;
+
+/**
+ * The input a handler receives for schema `S`: zod's `z.infer<S>`, its parsed
+ * output. Written the way zod writes `output<T>`, so the two are the same type
+ * to the compiler.
+ */
+export type ToolInput<S extends ToolInputSchema> = S extends {
+  // deno-lint-ignore no-explicit-any
+  _zod: { output: any };
+} ? S["_zod"]["output"]
+  : unknown;
+
 /** The specification {@link defineTool} takes. */
-export interface ToolSpec<S extends z.ZodType> {
+export interface ToolSpec<S extends ToolInputSchema> {
   /** The name the model calls: letters, digits, `_` and `-`, at most 64. */
   name: string;
   /** What the tool does, for the model. */
@@ -121,10 +138,10 @@ export interface ToolSpec<S extends z.ZodType> {
   /** Default `none`. */
   effect?: ToolEffect;
   /** Default `allow`. */
-  permission?: PermissionDecision | ((input: z.infer<S>) => PermissionDecision);
+  permission?: PermissionDecision | ((input: ToolInput<S>) => PermissionDecision);
   /** The handler; a thrown error becomes an `error` result the model sees. */
   execute(
-    input: z.infer<S>,
+    input: ToolInput<S>,
     context: ToolContext,
   ): Promise<string | ToolResult> | string | ToolResult;
 }
@@ -147,7 +164,9 @@ export interface ToolSpec<S extends z.ZodType> {
  * });
  * ```
  */
-export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefinition<z.infer<S>> {
+export function defineTool<S extends ToolInputSchema>(
+  spec: ToolSpec<S>,
+): ToolDefinition<ToolInput<S>> {
   parseInput(toolSpecSchema, spec, "tool specification");
   const effect = spec.effect ?? "none";
   let inputJsonSchema: Record<string, unknown>;
@@ -171,7 +190,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     );
   }
   const permission = spec.permission ?? "allow";
-  const definition: ToolDefinition<z.infer<S>> = Object.freeze({
+  const definition: ToolDefinition<ToolInput<S>> = Object.freeze({
     name: spec.name,
     description: spec.description,
     effect,
@@ -183,9 +202,9 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     input: spec.input,
     inputJsonSchema,
     permissionFor: typeof permission === "function"
-      ? (input) => permission(input as z.infer<S>)
+      ? (input) => permission(input as ToolInput<S>)
       : () => permission,
-    execute: (input, context) => spec.execute(input as z.infer<S>, context),
+    execute: (input, context) => spec.execute(input as ToolInput<S>, context),
   });
   return definition;
 }

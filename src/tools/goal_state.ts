@@ -16,10 +16,13 @@ export const MAX_GOAL_REFLECTIONS = 3;
 
 /** The goal as hosts see it (`view.goal`). */
 export interface Goal {
+  /** What the agent works towards, as set. */
   text: string;
+  /** `completed` once a review accepted the evidence. */
   status: "active" | "completed";
   /** Grows with every `set`; a review leaves it as it is. */
   version: number;
+  /** The last review: the evidence given and when (ISO time). */
   review?: { evidence: string; at: string };
 }
 

@@ -14,8 +14,11 @@ export type QuestionOption = string | { value: string; description?: string };
 
 /** A question as the model (or a tool) asks it and as it is stored. */
 export interface Question {
+  /** Unique among the questions of one interaction; answers name it. */
   id: string;
+  /** What the user is asked. */
   prompt: string;
+  /** The answer is a secret: stored only as a redaction marker, asked again after a restart. */
   secret?: boolean;
   /** A short title above the question. */
   header?: string;
@@ -23,6 +26,7 @@ export interface Question {
   placeholder?: string;
   /** Why the model asks. */
   reason?: string;
+  /** Values the user may pick (see `exhaustive`). */
   options?: QuestionOption[];
   /** Only listed options are accepted (default true when `options` are given). */
   exhaustive?: boolean;
