@@ -236,8 +236,13 @@ function fullProject(tarball) {
       // The published .d.ts themselves are checked, as a consumer with tsc --init's defaults does.
       skipLibCheck: false,
     },
-    files: ["package_types_probe.ts"],
+    // tests/types/options_undefined.ts: every option takes `undefined` (an unset env variable).
+    files: ["package_types_probe.ts", "options_undefined.ts"],
   });
+  copyFileSync(
+    join(root, "tests", "types", "options_undefined.ts"),
+    join(dir, "options_undefined.ts"),
+  );
   const tsc = run(bin("tsc"), ["-p", "tsconfig.json"], dir);
   if (tsc.status === 0) {
     ok(

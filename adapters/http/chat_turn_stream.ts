@@ -14,7 +14,7 @@ import { pulledStream } from "./sse_events.ts";
 /** Options of the chat routes (`threadApi`'s `chat` option). */
 export interface ChatRouteOptions {
   /** Cancel the turn (immediately) when its stream's client goes away; defaults to `false`. */
-  cancelOnDisconnect?: boolean;
+  cancelOnDisconnect?: boolean | undefined;
 }
 
 /** How a turn stream is read and ended. */

@@ -44,9 +44,9 @@ export interface ThreadApiOptions {
    */
   authorize: (check: AuthorizeCheck) => AuthorizeVerdict | Promise<AuthorizeVerdict>;
   /** A prefix of every route, such as `"/api"`; defaults to `""`. */
-  basePath?: string;
+  basePath?: string | undefined;
   /** How often streams send a `: ping` comment line; defaults to 15 000 ms. */
-  pingIntervalMs?: number;
+  pingIntervalMs?: number | undefined;
   /**
    * Also serve the turn control of the in-process service, beyond http.md's
    * table: `PATCH /threads/:threadId/queue/:queueId` `{text, expectedText}`
@@ -55,7 +55,7 @@ export interface ThreadApiOptions {
    * into the thread). Defaults to `false`, which keeps the app to http.md's
    * routes; a service without those methods gets no such routes either way.
    */
-  turnControl?: boolean;
+  turnControl?: boolean | undefined;
   /**
    * The chat route (`POST /threads/:threadId/chat`). `cancelOnDisconnect`:
    * when the client of a chat stream goes away before its turn ended (the AI
@@ -63,7 +63,7 @@ export interface ThreadApiOptions {
    * `false`: the turn is durable and runs on; `GET …/chat/:chatId/stream`
    * resumes it.
    */
-  chat?: ChatRouteOptions;
+  chat?: ChatRouteOptions | undefined;
 }
 
 /**

@@ -23,11 +23,12 @@ export interface ThreadClientOptions {
   /** Where the API is, including any base path (`https://host/api`). */
   baseUrl: string;
   /** Defaults to the global fetch; pass `app.fetch` to call an app in-process. */
-  fetch?: (request: Request) => Response | Promise<Response>;
+  fetch?: ((request: Request) => Response | Promise<Response>) | undefined;
   /** Added to every request (for tokens); a function is called per request. */
   headers?:
     | Record<string, string>
-    | (() => Record<string, string> | Promise<Record<string, string>>);
+    | (() => Record<string, string> | Promise<Record<string, string>>)
+    | undefined;
 }
 
 /**

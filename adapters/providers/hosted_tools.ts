@@ -21,7 +21,7 @@ export interface HostedTool {
 /** The option the gateways with hosted tools take. */
 export interface HostedToolsOption {
   /** Tools the provider runs itself, e.g. `[{ type: "web_search" }]`. */
-  hostedTools?: HostedTool[];
+  hostedTools?: HostedTool[] | undefined;
 }
 
 /**

@@ -24,14 +24,14 @@ export interface LibsqlTuning {
    * "nothing lost" promise needs. `"normal"` is faster but may lose the last
    * commits (never corrupt the file) on power loss or OS crash.
    */
-  synchronous?: "normal" | "full";
+  synchronous?: "normal" | "full" | undefined;
   /**
    * How long one local statement waits inside SQLite for another process's
    * lock, in ms (default 250). The native driver blocks the thread while it
    * waits, so this stays short; beyond it the store retries asynchronously
    * with jittered backoff for up to 30 s.
    */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
 }
 
 /**

@@ -20,7 +20,7 @@ export interface LibsqlBackupOptions {
   /** The store's URL: `file:`, or a server's `http(s):`, `libsql:` or `ws(s):` URL. */
   url: string;
   /** The server's token (remote URLs only). */
-  authToken?: string;
+  authToken?: string | undefined;
 }
 
 const REMOTE = /^(https?|libsql|wss?):/;

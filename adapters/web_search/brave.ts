@@ -19,11 +19,11 @@ const BRAVE_MAX_COUNT = 20;
 /** Options of {@link braveSearch}. */
 export interface BraveSearchOptions {
   /** The subscription token. Give this or `resolveApiKey`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Called right before each request for the current token (rotation, per-tenant keys). */
-  resolveApiKey?: () => string | Promise<string>;
+  resolveApiKey?: (() => string | Promise<string>) | undefined;
   /** The fetch to use (tests, proxies); default `globalThis.fetch`. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /**

@@ -24,9 +24,9 @@ export interface WebSearchToolOptions {
   /** Who searches: `braveSearch(...)` or any object with `search(query, { signal, count })`. */
   backend: SearchBackend;
   /** Results per search, 1 to 10. Default 10 (the most the tool keeps). */
-  count?: number;
+  count?: number | undefined;
   /** Time limit of one search, in ms. Default 30 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 const INPUT = z.object({

@@ -21,18 +21,18 @@ import {
 /** Context window settings; unknown values come from the gateway's capabilities. */
 export interface ContextSettings {
   /** The model's context window in tokens. */
-  windowTokens?: number;
+  windowTokens?: number | undefined;
   /** Output budget requested per response. */
-  maxOutputTokens?: number;
+  maxOutputTokens?: number | undefined;
   /** The model's own output limit. */
-  modelMaxOutputTokens?: number;
+  modelMaxOutputTokens?: number | undefined;
   /**
    * Sizes requests for the thresholds, compaction and `context()` figures.
    * Default: the engine's rough, tokenizer-free count. Pass
    * `await tokenCounter(model)` from `@floret/engine/tokens` for exact counts
    * on OpenAI models and conservative ones elsewhere.
    */
-  tokenCounter?: TokenCounter;
+  tokenCounter?: TokenCounter | undefined;
 }
 
 /** What {@link defineAgent} takes. */
@@ -40,67 +40,67 @@ export interface AgentConfig {
   /** Stable id, recorded on every turn. */
   id: string;
   /** A name for people. */
-  name?: string;
+  name?: string | undefined;
   /** The system prompt, first in every request. */
   systemPrompt: string;
   /** The model transport. */
   gateway: Gateway;
   /** Tools the model may call. */
-  tools?: ToolDefinition[];
+  tools?: ToolDefinition[] | undefined;
   /** Context window settings. */
-  context?: ContextSettings;
+  context?: ContextSettings | undefined;
   /** Provider requests per turn before it fails with `max_steps`. Default 200. */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /** Provider recovery. */
-  providerRetry?: ProviderRetryPolicy;
+  providerRetry?: ProviderRetryPolicy | undefined;
   /** Provider request timeouts. */
-  timeouts?: ProviderTimeouts;
+  timeouts?: ProviderTimeouts | undefined;
   /**
    * The built-in `ask_user` tool (default on). Its input:
    * `{ questions: { id: string; prompt: string; options?: string[]; secret?: boolean }[] }`.
    * The model calls it to ask the user; the thread waits with an "input" interaction.
    */
-  askUser?: boolean;
+  askUser?: boolean | undefined;
   /** Agents this one may start as child threads (gives the model `spawn_agent` and its siblings). */
-  subagents?: Agent[];
+  subagents?: Agent[] | undefined;
   /** Admit child facts (completed, failed, cancelled, needs input/approval) at the next provider request. */
-  parentEvents?: boolean;
+  parentEvents?: boolean | undefined;
   /** Bounds on child threads (defaults: depth 3, 8 live children per parent). */
-  subagentLimits?: SubagentLimits;
+  subagentLimits?: SubagentLimits | undefined;
   /** The built-in `todo_write` tool, which keeps `view.todos` (default on). */
-  todos?: boolean;
+  todos?: boolean | undefined;
   /**
    * Titles: `"host"` (default) keeps the first message's first line as a
    * fallback title; `"provider"` also asks this agent's gateway for a title in
    * the background after the first message is admitted. A host title always wins.
    */
-  titles?: "host" | "provider";
+  titles?: "host" | "provider" | undefined;
   /**
    * How hard the model thinks before answering. Each gateway maps the level
    * to its provider (Chat Completions `reasoning_effort`, Responses
    * `reasoning.effort`, Anthropic `thinking.budget_tokens`); a level the
    * gateway's `capabilities.reasoningLevels` does not list is refused here.
    */
-  reasoning?: { effort: ReasoningEffort };
+  reasoning?: { effort: ReasoningEffort } | undefined;
   /**
    * The largest request, in bytes of its JSON, the engine sends: a request
    * over it fails the turn `request_too_large` before it is dispatched.
    */
-  maxRequestBytes?: number;
+  maxRequestBytes?: number | undefined;
   /**
    * The built-in `goal` tool and goal reflection: the model keeps one
    * objective (`view.goal`), reviews it with evidence before it stops and
    * completes it only after a review. Default off.
    */
-  goals?: boolean;
+  goals?: boolean | undefined;
 }
 
 /** Bounds on child threads; each breach is a tool error the model sees. */
 export interface SubagentLimits {
   /** How deep children may nest below a root thread (a root's child is depth 1). Default 3. */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /** Children of one parent that may be running or waiting at once. Default 8. */
-  maxLiveChildren?: number;
+  maxLiveChildren?: number | undefined;
 }
 
 /** A validated agent, ready for `host.threads()`. */

@@ -8,23 +8,23 @@ import { FloretError } from "../errors.ts";
 /** How the engine retries failed provider attempts. */
 export interface ProviderRetryPolicy {
   /** No retries at all. */
-  disabled?: boolean;
+  disabled?: boolean | undefined;
   /** Backoff before extra attempt 1, 2, 3, 4 (±20 % jitter on top). Default [2000, 4000, 8000, 10000]. */
-  delaysMs?: number[];
+  delaysMs?: number[] | undefined;
   /** At most this many extra attempts after timeouts. Default 3. */
-  maxTimeoutRetries?: number;
+  maxTimeoutRetries?: number | undefined;
   /** No retry starts later than this after the first failure. Default 300000. */
-  windowMs?: number;
+  windowMs?: number | undefined;
 }
 
 /** Per-attempt request timeouts. */
 export interface ProviderTimeouts {
   /** Until the first event. Default 5 min. */
-  firstOutputMs?: number;
+  firstOutputMs?: number | undefined;
   /** Between two events. Default 2 min. */
-  betweenOutputsMs?: number;
+  betweenOutputsMs?: number | undefined;
   /** For a whole attempt. Default 15 min. */
-  attemptMs?: number;
+  attemptMs?: number | undefined;
 }
 
 /** A policy with every default filled in (`Agent.retry`). */

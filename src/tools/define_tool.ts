@@ -136,9 +136,9 @@ export interface ToolSpec<S extends ToolInputSchema> {
   /** The zod schema of the input object. */
   input: S;
   /** Default `none`. */
-  effect?: ToolEffect;
+  effect?: ToolEffect | undefined;
   /** Default `allow`. */
-  permission?: PermissionDecision | ((input: ToolInput<S>) => PermissionDecision);
+  permission?: (PermissionDecision | ((input: ToolInput<S>) => PermissionDecision)) | undefined;
   /** The handler; a thrown error becomes an `error` result the model sees. */
   execute(
     input: ToolInput<S>,

@@ -68,50 +68,50 @@ export interface HostOptions {
   /** Where the journal lives. */
   store: KvStore;
   /** Sanitised observation events for logs and metrics. */
-  onEvent?: (event: ObservationEvent) => void;
+  onEvent?: ((event: ObservationEvent) => void) | undefined;
   /**
    * Identifies this host among hosts that share the store; keep it stable
    * across restarts of the same slot (e.g. the server's name). At open, turns
    * left by this id are settled at once; other hosts' turns only once their
    * lease lapsed. Default `"default"`: fine for one host per store.
    */
-  hostId?: string;
+  hostId?: string | undefined;
   /** How long a host's claim on a running turn lasts without renewal. Default 30 s. */
-  leaseTtlMs?: number;
+  leaseTtlMs?: number | undefined;
   /**
    * Open without executing: reads and bookkeeping commands work, commands
    * that would start a run answer `execution_deferred` until `activate()`.
    * Unfinished turns are settled at activation, not at open (so that
    * `prepareRestore()` can stop them as restored instead).
    */
-  deferExecution?: boolean;
+  deferExecution?: boolean | undefined;
   /**
    * Told each startup phase as it begins, synchronously, before `openHost`
    * resolves: `migrating` only while a store written by an older schema is
    * upgraded (a fresh or current store never reports it), then `verifying`
    * (unfinished work is looked for and, unless deferred, settled).
    */
-  onStartup?: (phase: StartupPhase) => void;
+  onStartup?: ((phase: StartupPhase) => void) | undefined;
   /**
    * Allocates every id the engine makes (threads, turns, runs, interactions…),
    * for reproducible tests: `sequentialIds(prefix)` from
    * `@floret/engine/testing`. Each answer must be new, non-empty and free of
    * `:`. Process-wide while this host is open; leave it unset in production.
    */
-  ids?: () => string;
+  ids?: (() => string) | undefined;
   /**
    * The time every stored timestamp reads, for reproducible tests:
    * `manualClock(startIso)` from `@floret/engine/testing`. Timers, leases and
    * timeouts keep real time. Process-wide while this host is open.
    */
-  clock?: { now(): number };
+  clock?: { now(): number } | undefined;
   /**
    * The deadline of every store call the engine awaits, in ms (an integer
    * from 1 to 2^31−1). Past it the command fails `storage_failure` and the
    * thread settles once the store answers again; `openHost` itself is bounded
    * the same way. Default 30 000.
    */
-  storeTimeoutMs?: number;
+  storeTimeoutMs?: number | undefined;
 }
 
 /**

@@ -26,15 +26,17 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 /** Options of `webFetchTool`. */
 export interface WebFetchOptions {
   /** Time limit of the whole fetch, redirects included. Default 15 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Body bytes read at most; the model is told when the body was cut. Default 2 MiB. */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /** Redirects followed at most; each hop is checked again. Default 5. */
-  maxRedirects?: number;
+  maxRedirects?: number | undefined;
   /** For tests only: resolve names yourself. Addresses are still checked. */
-  resolve?: (host: string) => Promise<string[]>;
+  resolve?: ((host: string) => Promise<string[]>) | undefined;
   /** For tests only: the transport used after every check, given the checked address to connect to. */
-  fetch?: (request: Request, target: { address: string; port: number }) => Promise<Response>;
+  fetch?:
+    | ((request: Request, target: { address: string; port: number }) => Promise<Response>)
+    | undefined;
 }
 
 /** What the runtime adapter supplies. */
