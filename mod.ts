@@ -103,6 +103,8 @@ export type {
   ThreadServiceWave2,
 } from "./src/runtime/host/thread_service.ts";
 export type { UserInput } from "./src/runtime/commands/user_input.ts";
+export type { CancelInput } from "./src/runtime/commands/cancel_command.ts";
+export type { EditQueuedInput } from "./src/runtime/commands/queue_commands.ts";
 // Long work (DESIGN §11): goals, queue steering, children's facts.
 export type { ThreadServiceWave3 } from "./src/runtime/host/long_work_service.ts";
 export type { Goal } from "./src/tools/goal_state.ts";

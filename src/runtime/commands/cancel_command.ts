@@ -20,16 +20,22 @@ import { observeEnded } from "./observe_ended.ts";
 /** How long graceful cancel waits for in-flight tools. */
 export const GRACEFUL_TOOL_WINDOW_MS = GRACEFUL_WINDOW_MS;
 
+/** The input of `cancel` (the service's, and the command's here). */
+export interface CancelInput {
+  /** The thread whose turn stops. */
+  threadId: string;
+  /** Makes the call idempotent. */
+  requestKey: string;
+  /** `immediate` (default) stops at once; `graceful` lets in-flight tools finish first. */
+  mode?: "immediate" | "graceful";
+  /** Also stop every child thread (and theirs); handled by the service (subagents/cascade.ts). */
+  includeDescendants?: boolean;
+}
+
 /** Cancels the thread's running turn. */
 export function cancel(
   ctx: ServiceContext,
-  command: {
-    threadId: string;
-    requestKey: string;
-    mode?: "immediate" | "graceful";
-    /** Handled by the service, which then stops every descendant (see subagents/cascade.ts). */
-    includeDescendants?: boolean;
-  },
+  command: CancelInput,
 ): Promise<{ view: ThreadView }> {
   const { threadId } = command;
   // The mode is not part of the fingerprint.

@@ -50,17 +50,26 @@ export function deleteQueued(
   });
 }
 
+/** The input of `editQueued` (the service's, and the command's here). */
+export interface EditQueuedInput {
+  /** The thread. */
+  threadId: string;
+  /** Makes the call idempotent. */
+  requestKey: string;
+  /** The queued input to edit. */
+  queueId: string;
+  /** The new text. */
+  text: string;
+  /** The text the caller saw; a different current text is `request_conflict`. */
+  expectedText: string;
+  /** Replaces the queued input's attachments (`[]` removes them). */
+  attachments?: ImageAttachment[];
+}
+
 /** Replaces a queued input's text when it still reads `expectedText` (else `request_conflict`). */
 export function editQueued(
   ctx: ServiceContext,
-  command: {
-    threadId: string;
-    requestKey: string;
-    queueId: string;
-    text: string;
-    expectedText: string;
-    attachments?: ImageAttachment[];
-  },
+  command: EditQueuedInput,
 ): Promise<{ view: ThreadView }> {
   const { queueId, text, expectedText, attachments } = command;
   const input = attachments === undefined

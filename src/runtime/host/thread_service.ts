@@ -9,7 +9,7 @@ import type { ZodType } from "zod";
 import type { Agent } from "../../config/agent.ts";
 import { describeThrown } from "../../engine/host_code.ts";
 import { FloretError } from "../../errors.ts";
-import { cancel } from "../commands/cancel_command.ts";
+import { cancel, type CancelInput } from "../commands/cancel_command.ts";
 import { cancelDescendants } from "../../subagents/cascade.ts";
 import { commandSchemas, querySchemas } from "../../validation/command_schemas.ts";
 import { fastCreate, fastSend } from "../../validation/command_fast_paths.ts";
@@ -20,7 +20,7 @@ import { compact, type CompactResult } from "../commands/compaction_command.ts";
 import { figuresAgent } from "../queries/figures_agent.ts";
 import { fork } from "../commands/fork_command.ts";
 import { artifact, context, history, list, waitForIdle } from "../queries/queries.ts";
-import { deleteQueued, editQueued } from "../commands/queue_commands.ts";
+import { deleteQueued, editQueued, type EditQueuedInput } from "../commands/queue_commands.ts";
 import type { ServiceContext } from "../commands/service_context.ts";
 import { create, deleteThread, setTitle } from "../commands/thread_commands.ts";
 import { promoteQueued, retry, send } from "../commands/turn_commands.ts";
@@ -33,7 +33,6 @@ import type {
   ThreadView,
 } from "../../projection/view_types.ts";
 import type { UserInput } from "../commands/user_input.ts";
-import type { ImageAttachment } from "../../provider/gateway.ts";
 import type { ThreadServiceWave3 } from "./long_work_service.ts";
 import { longWorkSchemas } from "../../validation/long_work_schemas.ts";
 import { deleteGoal, setGoal, submitGoal } from "../../goals/goal_commands.ts";
@@ -70,14 +69,7 @@ export interface ThreadService {
    * idle thread. With `includeDescendants`, returns once every child thread's
    * stop (and their children's) is committed too.
    */
-  cancel(
-    input: {
-      threadId: string;
-      requestKey: string;
-      mode?: "immediate" | "graceful";
-      includeDescendants?: boolean;
-    },
-  ): Promise<{ view: ThreadView }>;
+  cancel(input: CancelInput): Promise<{ view: ThreadView }>;
   /** Resumes a failed latest turn, or regenerates a completed one. */
   retry(
     input: { threadId: string; requestKey: string; turnId?: string },
@@ -145,26 +137,11 @@ export interface ThreadServiceWave2 {
     input: { threadId: string; requestKey: string; text: string },
   ): Promise<{ view: ThreadView }>;
   /** Replaces a queued input's text; `expectedText` must equal the current text (else `request_conflict`). */
-  editQueued(input: {
-    threadId: string;
-    requestKey: string;
-    queueId: string;
-    text: string;
-    expectedText: string;
-    /** Replaces the queued input's attachments (`[]` removes them). */
-    attachments?: ImageAttachment[];
-  }): Promise<{ view: ThreadView }>;
+  editQueued(input: EditQueuedInput): Promise<{ view: ThreadView }>;
   /** The full output of a tool call that reached the model shortened. */
   artifact(threadId: string, artifactId: string): Promise<Artifact>;
   /** Stops the turn under way; `includeDescendants` also stops child threads. */
-  cancel(
-    input: {
-      threadId: string;
-      requestKey: string;
-      mode?: "immediate" | "graceful";
-      includeDescendants?: boolean;
-    },
-  ): Promise<{ view: ThreadView }>;
+  cancel(input: CancelInput): Promise<{ view: ThreadView }>;
 }
 
 /** The service `host.threads()` returns: every command and query, turn control included. */
@@ -195,6 +172,13 @@ export function createThreadService(
     }
     return result.then(undefined, rethrowAsFloretError);
   };
+
+  /** A long-work command: its input checked against its own schema, then run. */
+  const checked = <I, R>(
+    schema: ZodType<I>,
+    what: string,
+    run: (ctx: ServiceContext, input: I) => Promise<R>,
+  ) => guarded((input: unknown) => run(ctx, parseInput(schema, input, `${what} input`)));
 
   const waitGuarded = guarded((
     threadId: string,
@@ -276,24 +260,12 @@ export function createThreadService(
       };
     },
     promoteQueued: guarded((input) => promoteQueued(ctx, parseCommand("queueItem", input))),
-    deleteQueued: guarded((input) =>
-      deleteQueued(ctx, parseInput(longWorkSchemas.deleteQueued, input, "deleteQueued input"))
-    ),
-    compact: guarded((input) =>
-      compact(ctx, parseInput(longWorkSchemas.compact, input, "compact input"))
-    ),
-    setGoal: guarded((input) =>
-      setGoal(ctx, parseInput(longWorkSchemas.setGoal, input, "setGoal input"))
-    ),
-    deleteGoal: guarded((input) =>
-      deleteGoal(ctx, parseInput(longWorkSchemas.deleteGoal, input, "deleteGoal input"))
-    ),
-    submitGoal: guarded((input) =>
-      submitGoal(ctx, parseInput(longWorkSchemas.setGoal, input, "submitGoal input"))
-    ),
-    steerQueued: guarded((input) =>
-      steerQueued(ctx, parseInput(longWorkSchemas.steerQueued, input, "steerQueued input"))
-    ),
+    deleteQueued: checked(longWorkSchemas.deleteQueued, "deleteQueued", deleteQueued),
+    compact: checked(longWorkSchemas.compact, "compact", compact),
+    setGoal: checked(longWorkSchemas.setGoal, "setGoal", setGoal),
+    deleteGoal: checked(longWorkSchemas.deleteGoal, "deleteGoal", deleteGoal),
+    submitGoal: checked(longWorkSchemas.setGoal, "submitGoal", submitGoal),
+    steerQueued: checked(longWorkSchemas.steerQueued, "steerQueued", steerQueued),
     listParentEvents: guarded((threadId, options) =>
       listParentEvents(
         ctx,
