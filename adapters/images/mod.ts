@@ -24,3 +24,8 @@ export {
 } from "./prepare_image.ts";
 export type { PreparedImage, PrepareImageOptions } from "./prepare_image.ts";
 export { toImageAttachment } from "./image_attachment.ts";
+
+// The engine types this entry's functions take and return, re-exported so its
+// documentation is complete on its own (deno doc --lint, JSR); the same types
+// as `@floret/engine`.
+export type { ImageAttachment } from "@floret/engine";

@@ -15,3 +15,20 @@ export { anthropicMessages } from "./anthropic_messages.ts";
 export type { AnthropicMessagesOptions } from "./anthropic_messages.ts";
 export type { HostedTool, HostedToolsOption } from "./hosted_tools.ts";
 export type { HttpGatewayOptions } from "./http_options.ts";
+
+// The engine types this entry's functions take and return, re-exported so its
+// documentation is complete on its own (deno doc --lint, JSR); the same types
+// as `@floret/engine`.
+export type {
+  Capabilities,
+  CitedSource,
+  Gateway,
+  GatewayInfo,
+  HostedToolCall,
+  ProviderEvent,
+  ProviderMessage,
+  ProviderRequest,
+  ProviderTool,
+  ReasoningEffort,
+  Usage,
+} from "@floret/engine";

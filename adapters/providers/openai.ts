@@ -17,3 +17,20 @@ export { openAIResponses } from "./openai_responses.ts";
 export type { OpenAIResponsesOptions } from "./openai_responses.ts";
 export type { HostedTool, HostedToolsOption } from "./hosted_tools.ts";
 export type { HttpGatewayOptions } from "./http_options.ts";
+
+// The engine types this entry's functions take and return, re-exported so its
+// documentation is complete on its own (deno doc --lint, JSR); the same types
+// as `@floret/engine`.
+export type {
+  Capabilities,
+  CitedSource,
+  Gateway,
+  GatewayInfo,
+  HostedToolCall,
+  ProviderEvent,
+  ProviderMessage,
+  ProviderRequest,
+  ProviderTool,
+  ReasoningEffort,
+  Usage,
+} from "@floret/engine";

@@ -35,3 +35,13 @@ export type { TokenCounter } from "../../src/context/token_counter.ts";
 export { roughTokenCount } from "../../src/provider/rough_token_count.ts";
 export { tokenizerForModel } from "./tokenizer_choice.ts";
 export type { TokenizerName } from "./tokenizer_choice.ts";
+
+// The engine types this entry's functions take and return, re-exported so its
+// documentation is complete on its own (deno doc --lint, JSR); the same types
+// as `@floret/engine`.
+export type {
+  ProviderMessage,
+  ProviderRequest,
+  ProviderTool,
+  ReasoningEffort,
+} from "@floret/engine";

@@ -81,3 +81,8 @@ export function webFetchTool(options?: WebFetchOptions): ToolDefinition<{ url: s
     allowLoopback: testing?.allowLoopback === true,
   });
 }
+
+// The engine types this entry's functions take and return, re-exported so its
+// documentation is complete on its own (deno doc --lint, JSR); the same types
+// as `@floret/engine`.
+export type { ToolDefinition, ToolEffect } from "@floret/engine";
