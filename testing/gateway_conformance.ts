@@ -23,11 +23,11 @@ export type ConformanceScenario = "text" | "tool_calls" | "abort";
 /** Options of {@link gatewayConformance}. */
 export interface GatewayConformanceOptions {
   /** Which scenarios the gateway can be driven into; default all three. */
-  scenarios?: ConformanceScenario[];
+  scenarios?: ConformanceScenario[] | undefined;
   /** The request to send; default a system prompt, a question and one `get_weather` tool. */
-  request?: (scenario: ConformanceScenario) => ProviderRequest;
+  request?: ((scenario: ConformanceScenario) => ProviderRequest) | undefined;
   /** How long an aborted stream may take to end before the case fails as hung; default 5000 ms. */
-  abortGraceMs?: number;
+  abortGraceMs?: number | undefined;
 }
 
 /** The request the suite sends unless told otherwise. */

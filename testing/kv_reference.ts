@@ -14,13 +14,13 @@ export interface KvConformanceOptions {
    * For persistent adapters: given a store that the suite has just closed,
    * open a new store over the same data. Enables the durability cases.
    */
-  reopen?: (closed: KvStore) => Promise<KvStore> | KvStore;
+  reopen?: ((closed: KvStore) => Promise<KvStore> | KvStore) | undefined;
   /** Size of the large-value case in bytes (default 5 MiB; the contract asks for at least 4 MiB). */
-  largeValueBytes?: number;
+  largeValueBytes?: number | undefined;
   /** Random command sequences the model-based case runs (default 25). */
-  modelRuns?: number;
+  modelRuns?: number | undefined;
   /** Per-case timeout in milliseconds (default 60 000). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** What each group of cases receives from {@link kvConformance}. */

@@ -25,13 +25,13 @@ export const DEFAULT_MAX_PIXELS = 50_000_000;
 /** Limits and encoding settings for {@link prepareModelImage}. */
 export interface PrepareImageOptions {
   /** Longest side of the output, in pixels; default {@link DEFAULT_MAX_LONGEST_SIDE}. */
-  maxLongestSide?: number;
+  maxLongestSide?: number | undefined;
   /** JPEG quality, 1–100; default {@link DEFAULT_JPEG_QUALITY}. */
-  quality?: number;
+  quality?: number | undefined;
   /** Largest input in bytes; default {@link DEFAULT_MAX_SOURCE_BYTES}. */
-  maxSourceBytes?: number;
+  maxSourceBytes?: number | undefined;
   /** Most input pixels (width × height); default {@link DEFAULT_MAX_PIXELS}. */
-  maxPixels?: number;
+  maxPixels?: number | undefined;
 }
 
 /** An image ready to attach to a user message. */

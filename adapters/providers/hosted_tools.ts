@@ -15,7 +15,7 @@ export interface HostedTool {
    * Searches allowed per response. Anthropic's `max_uses`; the OpenAI
    * Responses web search has no such limit and ignores it.
    */
-  maxUses?: number;
+  maxUses?: number | undefined;
 }
 
 /** The option the gateways with hosted tools take. */

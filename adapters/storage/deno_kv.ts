@@ -34,7 +34,7 @@ export interface DenoKvStoreOptions {
    * Close the handle when the store closes. Default false: like
    * `libsqlStore({ client })`, the store leaves a handle it did not open alone.
    */
-  closeKv?: boolean;
+  closeKv?: boolean | undefined;
 }
 
 // Deno versionstamps: 20 lowercase hex digits. Any other version can match no

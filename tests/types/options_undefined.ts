@@ -15,6 +15,10 @@ import { anthropicMessages } from "@floret/engine/anthropic";
 import { webFetchTool } from "@floret/engine/web-fetch";
 import { braveSearch, webSearchTool } from "@floret/engine/web-search";
 import { threadApi, threadClient } from "@floret/engine/http";
+import type { DenoKvStoreOptions } from "@floret/engine/deno-kv";
+import type { HostedTool } from "@floret/engine/anthropic";
+import type { PrepareImageOptions } from "@floret/engine/images";
+import type { GatewayConformanceOptions, KvConformanceOptions } from "@floret/engine/testing";
 
 /** Builds each option shape with every optional field `undefined`. */
 export async function optionsTakeUndefined(env: Record<string, string | undefined>): Promise<Host> {
@@ -129,6 +133,29 @@ export async function optionsTakeUndefined(env: Record<string, string | undefine
     fetch: undefined,
     headers: undefined,
   });
-  void [gateways, stores, tools, app, client];
+  // Shapes whose functions this file does not call (they need Deno KV, image
+  // bytes or a test runner): `satisfies` checks them all the same.
+  const shapes = [
+    { closeKv: maybeFlag } satisfies DenoKvStoreOptions,
+    { type: "web_search", maxUses: maybeNumber } satisfies HostedTool,
+    {
+      maxLongestSide: maybeNumber,
+      quality: maybeNumber,
+      maxSourceBytes: maybeNumber,
+      maxPixels: maybeNumber,
+    } satisfies PrepareImageOptions,
+    {
+      reopen: undefined,
+      largeValueBytes: maybeNumber,
+      modelRuns: maybeNumber,
+      timeoutMs: maybeNumber,
+    } satisfies KvConformanceOptions,
+    {
+      scenarios: undefined,
+      request: undefined,
+      abortGraceMs: maybeNumber,
+    } satisfies GatewayConformanceOptions,
+  ];
+  void [gateways, stores, tools, app, client, shapes];
   return host;
 }
