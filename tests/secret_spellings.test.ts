@@ -145,4 +145,55 @@ describe("secret answers stay out in every spelling", () => {
     );
     await host.shutdown();
   });
+
+  test("text streamed in small pieces shows live without ever spelling the secret", async () => {
+    const text = `Your password ${SECRET} is set; ${spelled.url} too.`;
+    const inner = scriptedGateway([askUser([{ id: "pw", prompt: "Password?", secret: true }])]);
+    let n = 0;
+    const gateway: Gateway = {
+      info: inner.info,
+      stream(request, options) {
+        if (++n === 1) return inner.stream(request, options);
+        return (async function* () {
+          // Five characters at a time: no delta holds 12 characters of the secret.
+          for (let i = 0; i < text.length; i += 5) {
+            yield { type: "text" as const, delta: text.slice(i, i + 5) };
+          }
+          yield { type: "finish" as const, reason: "stop" as const };
+        })();
+      },
+    };
+    const host = await openHost({ store: memoryStore() });
+    const threads = host.threads({ agent: defineAgent({ id: "a", systemPrompt: "s", gateway }) });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    const updates: ThreadUpdate[] = [];
+    const stop = new AbortController();
+    const watching = (async () => {
+      for await (const update of threads.subscribe(threadId, { signal: stop.signal })) {
+        updates.push(update);
+      }
+    })().catch(() => {});
+    await threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "pw", value: SECRET }],
+    });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    stop.abort();
+    await watching;
+    const appended = updates.flatMap((update) => update.type === "batch" ? update.ops : [])
+      .filter((op) => op.op === "append-text").map((op) => (op as { text: string }).text).join("");
+    // The first piece opens the live item (an `add`); the rest are appended as they become safe.
+    assert.ok(appended.includes("password [secret answer redacted] is set"), appended);
+    assert.deepEqual(leaks(appended), [], "the live text");
+    assert.deepEqual(leaks(JSON.stringify(updates)), [], "update batches");
+    assert.equal(
+      done.items.findLast((item) => item.kind === "assistant")?.text,
+      "Your password [secret answer redacted] is set; [secret answer redacted] too.",
+    );
+    await host.shutdown();
+  });
 });

@@ -149,6 +149,34 @@ export class ActiveRun {
   /** The streamed text is committed or void (a retry streams afresh). */
   dropPartial(): void {
     this.#partial = undefined;
+    this.#liveShown = undefined;
+  }
+
+  // How much of the step's streamed text and reasoning a secret-holding run has shown live.
+  #liveShown: { step: number; assistant: number; thinking: number } | undefined;
+
+  /**
+   * The part of what `step` streamed as `kind` (`delta` last) that can be
+   * shown live now, redacted, and not shown before. A run without secrets shows each delta as
+   * it comes; one that holds secrets keeps back the last characters, which a
+   * delta still to come could make into a secret (a secret split over deltas).
+   */
+  liveRelease(step: number, kind: "thinking" | "assistant", delta: string): string {
+    const partial = this.#partial;
+    const redactor = this.#redactor;
+    if (!partial || partial.step !== step || !redactor) return "";
+    if (this.#liveShown?.step !== step) {
+      // Everything before `delta` was shown as it came (the secret arrived during the step).
+      const text = partial.text.length - (kind === "assistant" ? delta.length : 0);
+      const reasoning = partial.reasoning.length - (kind === "thinking" ? delta.length : 0);
+      this.#liveShown = { step, assistant: text, thinking: reasoning };
+    }
+    const streamed = kind === "assistant" ? partial.text : partial.reasoning;
+    const tail = streamed.slice(this.#liveShown[kind]);
+    const length = redactor.settledLength(tail);
+    if (length === 0) return "";
+    this.#liveShown[kind] += length;
+    return redactor.redact(tail.slice(0, length));
   }
 
   /**

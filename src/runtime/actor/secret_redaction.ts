@@ -43,32 +43,54 @@ export class SecretRedactor {
   /** `text` with every spelling, or run of one, replaced by the redaction marker. */
   redact(text: string): string {
     if (this.empty || text === "") return text;
-    const spans: [number, number][] = [];
+    const spans = this.#spans(text);
+    if (spans.length === 0) return text;
+    let out = "";
+    let kept = 0;
+    for (const [from, to] of spans) {
+      out += text.slice(kept, from) + REDACTED;
+      kept = to;
+    }
+    return out + text.slice(kept);
+  }
+
+  /**
+   * How much of `text`, a stream's unshown tail, can be shown now: the
+   * longest start that no character still to come can turn into a secret
+   * (the last 11 characters, or a match that may still grow, wait).
+   */
+  settledLength(text: string): number {
+    if (this.empty) return text.length;
+    const open = text.length - (SECRET_RUN - 1);
+    let cut = open;
+    for (const [from, to] of this.#spans(text)) if (to > open) cut = Math.min(cut, from);
+    if (cut <= 0) return 0;
+    // Never split a surrogate pair between two deltas.
+    const code = text.charCodeAt(cut - 1);
+    return code >= 0xd800 && code <= 0xdbff ? cut - 1 : cut;
+  }
+
+  /** Where secrets sit in `text`: sorted, overlapping or touching matches merged. */
+  #spans(text: string): [number, number][] {
+    const found: [number, number][] = [];
     if (this.#runs.size > 0) {
       for (let i = 0; i + SECRET_RUN <= text.length; i++) {
-        if (this.#runs.has(text.slice(i, i + SECRET_RUN))) spans.push([i, i + SECRET_RUN]);
+        if (this.#runs.has(text.slice(i, i + SECRET_RUN))) found.push([i, i + SECRET_RUN]);
       }
     }
     for (const whole of this.#whole) {
       for (let at = text.indexOf(whole); at >= 0; at = text.indexOf(whole, at + 1)) {
-        spans.push([at, at + whole.length]);
+        found.push([at, at + whole.length]);
       }
     }
-    if (spans.length === 0) return text;
-    spans.sort((a, b) => a[0] - b[0]);
-    let out = "";
-    let kept = 0;
-    let [start, end] = spans[0];
-    for (const [from, to] of spans) {
-      if (from <= end) {
-        end = Math.max(end, to); // overlapping or touching runs are one redaction
-        continue;
-      }
-      out += text.slice(kept, start) + REDACTED;
-      kept = end;
-      [start, end] = [from, to];
+    found.sort((a, b) => a[0] - b[0]);
+    const merged: [number, number][] = [];
+    for (const span of found) {
+      const last = merged.at(-1);
+      if (last && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
+      else merged.push([span[0], span[1]]);
     }
-    return out + text.slice(kept, start) + REDACTED + text.slice(end);
+    return merged;
   }
 }
 

@@ -221,8 +221,9 @@ export class ThreadRunHost implements RunHost {
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {
     this.#run.streamed(step, kind, delta);
     // A secret can arrive split over deltas, each too short to be recognised: a run
-    // that holds one shows its text when the step commits (redacted), not live.
-    if (!this.#run.holdsSecrets) this.#actor.showLive(this.#run, step, kind, delta);
+    // that holds one shows only what no later delta can make part of a secret.
+    const shown = this.#run.holdsSecrets ? this.#run.liveRelease(step, kind, delta) : delta;
+    if (shown !== "") this.#actor.showLive(this.#run, step, kind, shown);
   }
 
   dropLive(step: number): void {
