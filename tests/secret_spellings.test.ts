@@ -196,4 +196,46 @@ describe("secret answers stay out in every spelling", () => {
     );
     await host.shutdown();
   });
+
+  test("a short numeric secret passed as a number is stored redacted, the arguments still JSON", async () => {
+    const store = memoryStore();
+    const pins: number[] = [];
+    const unlock = defineTool({
+      name: "unlock",
+      description: "Unlocks",
+      input: z.object({ pin: z.number() }),
+      effect: "read",
+      execute: ({ pin }) => {
+        pins.push(pin);
+        return "unlocked";
+      },
+    });
+    const gateway = scriptedGateway([
+      askUser([{ id: "pin", prompt: "PIN?", secret: true }]),
+      { toolCalls: [{ name: "unlock", arguments: { pin: 482139756 } }] },
+      { text: "done" },
+    ]);
+    const host = await openHost({ store });
+    const threads = host.threads({
+      agent: defineAgent({ id: "a", systemPrompt: "s", gateway, tools: [unlock] }),
+    });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "pin", value: "482139756" }],
+    });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.at(-1)?.outcome, "completed");
+    assert.deepEqual(pins, [482139756], "the tool got the real number");
+    const { entries } = await readThread(store, threadId);
+    assert.ok(!JSON.stringify(entries).includes("482139756"));
+    const step = entries.find((entry) => entry.calls?.some((call) => call.name === "unlock"));
+    const args = (step?.calls?.[0] as { arguments?: string } | undefined)?.arguments ?? "";
+    assert.deepEqual(JSON.parse(args), { pin: "[secret answer redacted]" });
+    await host.shutdown();
+  });
 });

@@ -183,6 +183,12 @@ function deep(
   if (typeof value === "string") {
     return key === "arguments" && skipIds ? redactArguments(value, redact) : redact(value);
   }
+  if (typeof value === "number" && !skipIds) {
+    // A numeric secret (a PIN) the model passed as a number: a string marker in its place.
+    const text = String(value);
+    const redacted = redact(text);
+    return redacted === text ? value : redacted;
+  }
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
