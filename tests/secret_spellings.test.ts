@@ -38,7 +38,7 @@ function quotingGateway(failAt: number, steps: Parameters<typeof scriptedGateway
           kind: "invalid_request",
           body:
             `{"error":{"message":"bad input ${spelled.unicodeAll} near '${spelled.first14}…'"}}`,
-          cause: new Error(`upstream rejected ${spelled.unicodeAscii}`),
+          cause: new Error(`upstream rejected ${spelled.unicodeAscii} / ${spelled.unicodeUpper}`),
         },
       );
       return {

@@ -16,6 +16,7 @@ export function spellings(secret: string): Record<string, string> {
     json,
     unicodeAll: secret.replace(/[\s\S]/g, hex),
     unicodeAscii: json.replace(/[^\x20-\x7e]/g, hex),
+    unicodeUpper: secret.replace(/[\s\S]/g, (c) => hex(c).toUpperCase().replace("\\U", "\\u")),
     url: encodeURIComponent(secret),
     first14: secret.slice(0, 14),
     last12: secret.slice(-12),

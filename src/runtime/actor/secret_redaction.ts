@@ -104,8 +104,12 @@ function spellingsOf(value: string): Set<string> {
   const ascii = json.replace(/[^\x20-\x7e]/g, unicodeEscape);
   const htmlSafe = ascii.replace(/[<>&'=]/g, unicodeEscape);
   const everyUnit = value.replace(/[\s\S]/g, unicodeEscape);
-  const found = new Set([value, json, ascii, htmlSafe, everyUnit, everyUnit.toUpperCase()]);
-  for (const spelling of [...found]) found.add(spelling.replace(/\\U/g, "\\u"));
+  const slashes = json.replace(/\//g, "\\/"); // encoders that escape `/` too
+  const found = new Set([value, json, slashes, ascii, htmlSafe, everyUnit]);
+  // `\u` escapes with upper-case hex digits, as some encoders write them.
+  for (const spelling of [ascii, htmlSafe, everyUnit]) {
+    found.add(spelling.replace(/\\u[0-9a-f]{4}/g, upperHex));
+  }
   let url: string | undefined;
   try {
     url = encodeURIComponent(value);
@@ -125,6 +129,10 @@ function spellingsOf(value: string): Set<string> {
 
 function unicodeEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+function upperHex(escape: string): string {
+  return `\\u${escape.slice(2).toUpperCase()}`;
 }
 
 function percentOf(char: string): string {
