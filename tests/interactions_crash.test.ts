@@ -8,6 +8,7 @@ import { defineAgent, defineTool, isFloretError, openHost } from "@floret/engine
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { crashChild, linesOf, withDir } from "./support/crash_harness.ts";
 import { openStoreUrl } from "./support/store_url.ts";
+import { SECRET as ECHOED, spellings } from "./support/secret_spellings.ts";
 
 const script = fileURLToPath(new URL("./support/interaction_child.ts", import.meta.url));
 const SECRET = "SECRET-VALUE-k3y-7781";
@@ -157,6 +158,31 @@ describe("interactions across a SIGKILL (libSQL file)", () => {
       await e.host.shutdown();
       assert.equal(hits(databaseBytes(paths.url), SECRET), 0, "raw bytes after the second run");
       assert.ok(hits(databaseBytes(paths.url), "redacted") > 0, "the redaction marker is stored");
+    });
+  });
+
+  test("what the model wrote with a secret answer is stored redacted; the tool got it; a restart asks again", async () => {
+    await withDir("secret_echo", async (paths) => {
+      const { ready } = await crashChild("secret_echo", paths, undefined, script);
+      assert.deepEqual(
+        linesOf(paths.sideFile),
+        [ECHOED],
+        "the running tool got the real arguments",
+      );
+      const files = databaseBytes(paths.url);
+      for (const [name, spelled] of Object.entries(spellings(ECHOED))) {
+        assert.equal(hits(files, spelled), 0, `the database holds the secret ${name}`);
+      }
+      assert.ok(hits(files, "Using [secret answer redacted] now.") > 0, "the text, redacted");
+      const e = await reopen(paths.url, paths.sideFile, []);
+      const view = await e.threads.view(ready.threadId);
+      assert.equal(view.status, "waiting");
+      assert.equal(view.pending.length, 1);
+      assert.notEqual(view.pending[0].id, ready.interactionId, "asked again");
+      assert.deepEqual(view.pending[0].questions?.map((q) => [q.id, q.secret]), [["pw", true]]);
+      assert.ok(!JSON.stringify(view).includes(ECHOED));
+      assert.equal(e.runs.count, 0);
+      await e.host.shutdown();
     });
   });
 });

@@ -9,6 +9,8 @@
 //   graceful  a `write` tool appended its line and hangs; a graceful cancel is draining
 //   secret    a secret question was answered; the resumed run's provider request hangs
 //   graceful_read  a `read` tool hangs; a graceful cancel's durable request is committed
+//   secret_echo  a secret question was answered; the model wrote the secret in its text and
+//                passed it to a `read` tool, which appended it to the side file and hangs
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { defineAgent, defineTool, openHost } from "@floret/engine";
@@ -16,6 +18,7 @@ import type { Gateway, ProviderEvent, ProviderRequest } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import type { ScriptStep } from "@floret/engine/testing";
 import { openStoreUrl } from "./store_url.ts";
+import { SECRET as ECHOED } from "./secret_spellings.ts";
 
 const [scenario, url, sideFile] = process.argv.slice(-3);
 setTimeout(() => {
@@ -50,8 +53,8 @@ const write = defineTool({
   name: "guarded_write",
   description: "Appends a line to the side file",
   input: z.object({ line: z.string() }),
-  effect: scenario === "graceful_read" ? "read" : "write",
-  permission: scenario === "graceful" || scenario === "graceful_read" ? "allow" : "ask",
+  effect: scenario === "graceful_read" || scenario === "secret_echo" ? "read" : "write",
+  permission: ["graceful", "graceful_read", "secret_echo"].includes(scenario) ? "allow" : "ask",
   execute: async ({ line }) => {
     appendFileSync(sideFile, `${line}\n`);
     if (!hangs) return `ok: ${line}`;
@@ -72,6 +75,19 @@ if (scenario === "secret") {
     { hang: true },
   ];
   onStart = (n) => n === 2 && reach();
+} else if (scenario === "secret_echo") {
+  steps = [
+    {
+      toolCalls: [{
+        name: "ask_user",
+        arguments: { questions: [{ id: "pw", prompt: "Password?", secret: true }] },
+      }],
+    },
+    {
+      text: `Using ${ECHOED} now.`,
+      toolCalls: [{ name: "guarded_write", arguments: { line: ECHOED } }],
+    },
+  ];
 }
 const agent = defineAgent({
   id: "interaction-child",
@@ -100,6 +116,17 @@ if (scenario === "approval") {
         answers: [{ questionId: "pw", value: "SECRET-VALUE-k3y-7781" }],
       },
   );
+  await reached;
+  emit("READY", { threadId, interactionId });
+} else if (scenario === "secret_echo") {
+  const view = await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
+  const interactionId = view.pending[0].id;
+  await threads.respond({
+    threadId,
+    requestKey: "respond-1",
+    interactionId,
+    answers: [{ questionId: "pw", value: ECHOED }],
+  });
   await reached;
   emit("READY", { threadId, interactionId });
 } else if (scenario === "graceful") {

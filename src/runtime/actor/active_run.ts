@@ -8,7 +8,7 @@
 import type { Agent } from "../../config/agent.ts";
 import type { SupplementalContext } from "../../journal/entries.ts";
 import type { ProviderMessage } from "../../provider/gateway.ts";
-import { REDACTED } from "../../projection/answers_message.ts";
+import { SecretRedactor } from "./secret_redaction.ts";
 import { StepAbort, type StopSwitch } from "../../engine/step_abort.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
@@ -50,7 +50,7 @@ export class ActiveRun {
   // Secret answers live here only: in the memory of the run that `respond` resumed.
   // Made at the first secret: most runs hold none.
   #secrets: Map<string, ProviderMessage> | undefined;
-  #secretValues: Set<string> | undefined;
+  #redactor: SecretRedactor | undefined;
 
   /**
    * @param turnId the admitted turn
@@ -125,9 +125,18 @@ export class ActiveRun {
     this.#batch = batch.then(noop, noop);
   }
 
-  /** What the step in flight has streamed so far. */
+  /**
+   * What the step in flight has streamed so far (a cancel stores it), with
+   * the secrets this run holds redacted.
+   */
   get partial(): PartialStep | undefined {
-    return this.#partial;
+    const partial = this.#partial;
+    if (!partial || !this.holdsSecrets) return partial;
+    return {
+      ...partial,
+      text: this.redact(partial.text),
+      reasoning: this.redact(partial.reasoning),
+    };
   }
 
   /** Keeps a streamed delta of `step`; a new step starts afresh. */
@@ -140,6 +149,34 @@ export class ActiveRun {
   /** The streamed text is committed or void (a retry streams afresh). */
   dropPartial(): void {
     this.#partial = undefined;
+    this.#liveShown = undefined;
+  }
+
+  // How much of the step's streamed text and reasoning a secret-holding run has shown live.
+  #liveShown: { step: number; assistant: number; thinking: number } | undefined;
+
+  /**
+   * The part of what `step` streamed as `kind` (`delta` last) that can be
+   * shown live now, redacted, and not shown before. A run without secrets shows each delta as
+   * it comes; one that holds secrets keeps back the last characters, which a
+   * delta still to come could make into a secret (a secret split over deltas).
+   */
+  liveRelease(step: number, kind: "thinking" | "assistant", delta: string): string {
+    const partial = this.#partial;
+    const redactor = this.#redactor;
+    if (!partial || partial.step !== step || !redactor) return "";
+    if (this.#liveShown?.step !== step) {
+      // Everything before `delta` was shown as it came (the secret arrived during the step).
+      const text = partial.text.length - (kind === "assistant" ? delta.length : 0);
+      const reasoning = partial.reasoning.length - (kind === "thinking" ? delta.length : 0);
+      this.#liveShown = { step, assistant: text, thinking: reasoning };
+    }
+    const streamed = kind === "assistant" ? partial.text : partial.reasoning;
+    const tail = streamed.slice(this.#liveShown[kind]);
+    const length = redactor.settledLength(tail);
+    if (length === 0) return "";
+    this.#liveShown[kind] += length;
+    return redactor.redact(tail.slice(0, length));
   }
 
   /**
@@ -190,20 +227,21 @@ export class ActiveRun {
    */
   addSecret(interactionId: string, message: ProviderMessage, values: readonly string[]): void {
     (this.#secrets ??= new Map()).set(interactionId, message);
-    const held = this.#secretValues ??= new Set();
-    for (const value of values) if (value !== "") held.add(value);
+    const redactor = this.#redactor ??= new SecretRedactor();
+    for (const value of values) redactor.add(value);
   }
 
-  /** `text` with every secret value this run holds replaced by the redaction marker. */
+  /**
+   * `text` with every secret value this run holds, in any of its spellings
+   * or any 12-character run of one, replaced by the redaction marker.
+   */
   redact(text: string): string {
-    let out = text;
-    for (const value of this.#secretValues ?? NONE) out = out.split(value).join(REDACTED);
-    return out;
+    return this.#redactor ? this.#redactor.redact(text) : text;
   }
 
-  /** Whether this run holds secret values (so its reports need {@link redact}). */
+  /** Whether this run holds secret values (so what it stores or reports needs {@link redact}). */
   get holdsSecrets(): boolean {
-    return this.#secretValues !== undefined && this.#secretValues.size > 0;
+    return this.#redactor !== undefined && !this.#redactor.empty;
   }
 
   /** Secret-bearing replacements of answers messages, by interaction id. */
@@ -221,5 +259,3 @@ function noop(): void {}
 
 /** What a run without secrets answers (read-only to every reader: the type says so). */
 const NO_SECRETS: ReadonlyMap<string, ProviderMessage> = new Map();
-/** No secret values. */
-const NONE: readonly string[] = [];

@@ -34,6 +34,7 @@ import type { StopSwitch } from "../../engine/step_abort.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 import type { ActiveRun } from "../actor/active_run.ts";
 import { retryStaleNow } from "../actor/stale_retry.ts";
+import { redactDeep } from "../actor/secret_redaction.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { AgentResolver } from "./turn_admission.ts";
 import type { Equip } from "../../subagents/equip.ts";
@@ -154,9 +155,19 @@ export class ThreadRunHost implements RunHost {
 
   commitEntries(entries: NewEntry[], artifacts: Artifact[]): Promise<boolean> {
     if (entries.length === 0) return Promise.resolve(true);
-    return this.#owned(() =>
-      this.#actor.commitLanded({ record: null, entries, set: this.#artifactValues(artifacts) })
-    );
+    const stored = this.#scrubbed(entries);
+    const set = this.#artifactValues(this.#scrubbed(artifacts));
+    return this.#owned(() => this.#actor.commitLanded({ record: null, entries: stored, set }));
+  }
+
+  /**
+   * What this run stores, with the secret answers it holds redacted: the
+   * model may echo one in its text or pass it to a tool (the tool still gets
+   * the real arguments: it runs from the calls in memory, not from the journal).
+   */
+  #scrubbed<T>(value: T): T {
+    const run = this.#run;
+    return run.holdsSecrets ? redactDeep(value, (text) => run.redact(text)) : value;
   }
 
   async park(): Promise<"parked" | "runnable" | "lost"> {
@@ -209,7 +220,10 @@ export class ThreadRunHost implements RunHost {
 
   liveDelta(step: number, kind: "thinking" | "assistant", delta: string): void {
     this.#run.streamed(step, kind, delta);
-    this.#actor.showLive(this.#run, step, kind, delta);
+    // A secret can arrive split over deltas, each too short to be recognised: a run
+    // that holds one shows only what no later delta can make part of a secret.
+    const shown = this.#run.holdsSecrets ? this.#run.liveRelease(step, kind, delta) : delta;
+    if (shown !== "") this.#actor.showLive(this.#run, step, kind, shown);
   }
 
   dropLive(step: number): void {
@@ -222,7 +236,9 @@ export class ThreadRunHost implements RunHost {
     end?: { outcome: TurnOutcome; steers?: number },
     also?: NewEntry[],
   ): Promise<boolean> {
-    const entries = also === undefined || also.length === 0 ? [step] : [step, ...also];
+    const entries = this.#scrubbed(
+      also === undefined || also.length === 0 ? [step] : [step, ...also],
+    );
     return this.#owned(() => {
       // A steer that arrived during the final step keeps the turn going.
       const steered = end?.steers !== undefined && end.steers !== this.#run.steers;
@@ -247,18 +263,17 @@ export class ThreadRunHost implements RunHost {
     artifacts: Artifact[],
     also?: NewEntry[],
   ): Promise<boolean> {
-    return this.#owned(() =>
-      this.#actor.commitLanded({
-        record: null,
-        entries: also === undefined || also.length === 0 ? [results] : [results, ...also],
-        set: this.#artifactValues(artifacts),
-        fresh: true,
-      })
+    const entries = this.#scrubbed(
+      also === undefined || also.length === 0 ? [results] : [results, ...also],
     );
+    const set = this.#artifactValues(this.#scrubbed(artifacts));
+    return this.#owned(() => this.#actor.commitLanded({ record: null, entries, set, fresh: true }));
   }
 
   commitCompaction(entry: NewCompaction): Promise<boolean> {
-    return this.#owned(() => this.#actor.commitLanded({ record: null, entries: [entry] }));
+    // The summary of a run's requests may restate a secret answer they carried.
+    const entries = [this.#scrubbed(entry)];
+    return this.#owned(() => this.#actor.commitLanded({ record: null, entries }));
   }
 
   #artifactValues(artifacts: Artifact[]): { key: KvKey; value: unknown }[] | undefined {
@@ -271,11 +286,9 @@ export class ThreadRunHost implements RunHost {
   }
 
   endTurn(outcome: TurnOutcome, failure?: TurnFailure): Promise<boolean> {
-    // A failure message may quote a provider's error, which may echo the request: no secret
-    // answer of this run reaches the journal through it.
-    const recorded = failure && this.#run.holdsSecrets
-      ? { ...failure, message: this.#run.redact(failure.message) }
-      : failure;
+    // A failure may quote a provider's error (message, body, causes), which may echo the
+    // request: no secret answer of this run reaches the journal through it.
+    const recorded = failure && this.#scrubbed(failure);
     return this.#owned(() => this.#end([], outcome, recorded));
   }
 
