@@ -1,0 +1,80 @@
+/**
+ * Where turn surfaces are kept: one key per thread and distinct surface
+ * (`["surface", threadId, fingerprint]`), written in the admission commit of
+ * the first turn that has it; each turn's `turn_started` and the thread
+ * record name the fingerprint. A thousand turns of one agent store one surface.
+ *
+ * @module
+ */
+import type { Agent } from "../../config/agent.ts";
+import type { Equip } from "../../subagents/equip.ts";
+import type { FingerprintedSurface, TurnSurface } from "../../engine/turn_surface.ts";
+import { surfaceOf } from "../../engine/turn_surface.ts";
+import type { Journal } from "../../journal/journal.ts";
+import { keys } from "../../journal/keys.ts";
+import type { KvKey } from "../../spi/kv_store.ts";
+import { turnSurfaceShape } from "../../journal/stored_shapes.ts";
+import type { ThreadRecord } from "../../journal/thread_record.ts";
+
+// Surfaces read back from the store, by fingerprint. A fingerprint names its content, so one
+// entry serves every thread; the bound keeps a long-lived host from holding every surface.
+const read = new Map<string, FingerprintedSurface>();
+const READ_LIMIT = 256;
+
+/**
+ * The surface a run on `record` would show: the agent equipped as its run will be.
+ *
+ * @param agent the resolved agent
+ * @param record the thread's record
+ * @param equip the service's equipment (built-in tools), if any
+ */
+export function liveSurface(
+  agent: Agent,
+  record: ThreadRecord,
+  equip: Equip | undefined,
+): FingerprintedSurface | Promise<FingerprintedSurface> {
+  return surfaceOf(equip ? equip(agent, record) : agent);
+}
+
+/**
+ * The surface recorded for the thread's latest admitted turn, or `undefined`
+ * when none was (a journal older than recorded surfaces, a fork's copied turn).
+ *
+ * @param journal where the surface is read
+ * @param record the thread's record (its `surface` names the latest turn's)
+ * @throws {FloretError} `storage_failure` when the store does not answer
+ */
+export async function recordedSurface(
+  journal: Journal,
+  record: ThreadRecord,
+): Promise<FingerprintedSurface | undefined> {
+  const fingerprint = record.surface;
+  if (fingerprint === undefined) return undefined;
+  const known = read.get(fingerprint);
+  if (known) return known;
+  const surface = await journal.value<TurnSurface>(
+    keys.surface(record.id, fingerprint),
+    turnSurfaceShape,
+    "turn surface",
+  );
+  if (!surface) return undefined;
+  const found = { fingerprint, surface };
+  if (read.size >= READ_LIMIT) read.delete(read.keys().next().value!);
+  read.set(fingerprint, found);
+  return found;
+}
+
+/**
+ * The write an admission adds for its surface: none when the thread's latest
+ * turn already had it (the common case: same agent, turn after turn).
+ *
+ * @param record the thread's record before the admission
+ * @param surface the new turn's surface
+ */
+export function surfaceWrites(
+  record: ThreadRecord,
+  surface: FingerprintedSurface,
+): { key: KvKey; value: unknown }[] | undefined {
+  if (record.surface === surface.fingerprint) return undefined;
+  return [{ key: keys.surface(record.id, surface.fingerprint), value: surface.surface }];
+}
