@@ -157,6 +157,48 @@ describe("frozen turn surface", () => {
     await later.shutdown();
   });
 
+  test("a journal written before surfaces were recorded resumes with the live agent", async () => {
+    const url = `file:${join(dir, "old.db")}`;
+    const { gateway, one, two } = agents([
+      { toolCalls: [{ name: "approve_me", arguments: {} }] },
+      { text: "done" },
+    ]);
+    const before = await openHost({ store: libsqlStore({ url }) });
+    const first = before.threads({ agentFactory: () => one() });
+    const { threadId } = await first.create({ requestKey: "c" });
+    await first.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await first.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await before.shutdown();
+    // What an older release left: no surface key, no fingerprint on the record.
+    const raw = libsqlStore({ url });
+    const [entry] = await raw.getMany([["thread", threadId]]);
+    const record = JSON.parse(new TextDecoder().decode(entry!.value));
+    assert.equal(typeof record.surface, "string");
+    delete record.surface;
+    const stored = await raw.list({ prefix: ["surface", threadId] });
+    assert.equal(stored.length, 1);
+    await raw.commit({
+      set: [{ key: ["thread", threadId], value: new TextEncoder().encode(JSON.stringify(record)) }],
+      delete: stored.map((kv) => kv.key),
+    });
+    await raw.close();
+
+    const later = await openHost({ store: libsqlStore({ url }) });
+    const threads = later.threads({ agentFactory: () => two() });
+    const interactionId = waiting.pending[0]!.id;
+    await threads.respond({ threadId, requestKey: "r", interactionId, decision: "approve" });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.at(-1)?.outcome, "completed");
+    assert.equal(systemOf(gateway.requests[1]!), "Version two.");
+    assert.deepEqual(toolNames(gateway.requests[1]!), [
+      "approve_me",
+      "ask_user",
+      "extra",
+      "todo_write",
+    ]);
+    await later.shutdown();
+  });
+
   test("a retry of a failed turn uses the surface it was admitted with", async () => {
     const { gateway, one, two } = agents([
       { error: { retry: "never", status: 400, message: "bad" } },
