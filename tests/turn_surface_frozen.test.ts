@@ -220,6 +220,29 @@ describe("frozen turn surface", () => {
     await host.shutdown();
   });
 
+  test("a fork keeps its last turn's surface: a retry there uses it", async () => {
+    const { gateway, one, two } = agents([
+      { error: { retry: "never", status: 400, message: "bad" } },
+      { text: "done" },
+    ]);
+    let current: () => Agent = one;
+    const store = memoryStore();
+    const host = await openHost({ store });
+    const threads = host.threads({ agentFactory: () => current() });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const failed = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(failed.turns.at(-1)?.outcome, "failed");
+    const forked = await threads.fork({ threadId, requestKey: "f" });
+    assert.equal(await surfaceKeys(store, forked.threadId), 1);
+    current = two;
+    await threads.retry({ threadId: forked.threadId, requestKey: "r" });
+    const done = await threads.waitForIdle(forked.threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.at(-1)?.outcome, "completed");
+    assert.equal(systemOf(gateway.requests.at(-1)!), "Version one.");
+    await host.shutdown();
+  });
+
   test("one stored surface for many turns of the same agent; a new one when it changes", async () => {
     const { one, two } = agents(Array.from({ length: 8 }, () => ({ text: "ok" })));
     let current: () => Agent = one;

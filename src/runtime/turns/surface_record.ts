@@ -10,6 +10,7 @@ import type { Agent } from "../../config/agent.ts";
 import type { Equip } from "../../subagents/equip.ts";
 import type { FingerprintedSurface, TurnSurface } from "../../engine/turn_surface.ts";
 import { surfaceOf } from "../../engine/turn_surface.ts";
+import type { Entry } from "../../journal/entries.ts";
 import type { Journal } from "../../journal/journal.ts";
 import { keys } from "../../journal/keys.ts";
 import type { KvKey } from "../../spi/kv_store.ts";
@@ -49,11 +50,19 @@ export async function recordedSurface(
   record: ThreadRecord,
 ): Promise<FingerprintedSurface | undefined> {
   const fingerprint = record.surface;
-  if (fingerprint === undefined) return undefined;
+  return fingerprint === undefined ? undefined : storedSurface(journal, record.id, fingerprint);
+}
+
+/** A thread's stored surface by fingerprint, from memory when this process read it already. */
+async function storedSurface(
+  journal: Journal,
+  threadId: string,
+  fingerprint: string,
+): Promise<FingerprintedSurface | undefined> {
   const known = read.get(fingerprint);
   if (known) return known;
   const surface = await journal.value<TurnSurface>(
-    keys.surface(record.id, fingerprint),
+    keys.surface(threadId, fingerprint),
     turnSurfaceShape,
     "turn surface",
   );
@@ -77,4 +86,30 @@ export function surfaceWrites(
 ): { key: KvKey; value: unknown }[] | undefined {
   if (record.surface === surface.fingerprint) return undefined;
   return [{ key: keys.surface(record.id, surface.fingerprint), value: surface.surface }];
+}
+
+/**
+ * The surface a fork inherits with its last turn (so a retry on the fork
+ * shows what that turn was admitted with): the fingerprint on the turn's
+ * `turn_started` among the copied entries, read from the source thread.
+ *
+ * @param journal where the source's surface is read
+ * @param sourceId the thread forked from
+ * @param entries the entries the fork reads, up to its cut
+ * @param turnId the fork's last turn
+ * @returns the surface, for the fork's own copy; `undefined` when that turn
+ *   recorded none (or its record is gone)
+ */
+export async function inheritedSurface(
+  journal: Journal,
+  sourceId: string,
+  entries: readonly Entry[],
+  turnId: string,
+): Promise<FingerprintedSurface | undefined> {
+  let fingerprint: string | undefined;
+  for (let i = entries.length - 1; i >= 0 && fingerprint === undefined; i--) {
+    const entry = entries[i];
+    if (entry.kind === "turn_started" && entry.turnId === turnId) fingerprint = entry.surface;
+  }
+  return fingerprint === undefined ? undefined : storedSurface(journal, sourceId, fingerprint);
 }
