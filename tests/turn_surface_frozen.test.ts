@@ -46,6 +46,7 @@ function agents(script: ScriptStep[]) {
       id: "surface",
       systemPrompt: "Version one.",
       gateway,
+      reasoning: { effort: "low" },
       tools: [approveMe("v1"), lookup("v1")],
     });
   // Another prompt, lookup gone, a new tool.
@@ -54,6 +55,7 @@ function agents(script: ScriptStep[]) {
       id: "surface",
       systemPrompt: "Version two.",
       gateway,
+      reasoning: { effort: "high" },
       tools: [
         approveMe("v2"),
         defineTool({
@@ -105,6 +107,7 @@ describe("frozen turn surface", () => {
     assert.deepEqual(resumed!.tools, first!.tools);
     assert.deepEqual(toolNames(resumed!), ["approve_me", "ask_user", "lookup", "todo_write"]);
     assert.match(resumed!.tools.find((t) => t.name === "lookup")!.description, /v1/);
+    assert.deepEqual(resumed!.reasoning, { effort: "low" });
     // The handler is the live agent's.
     const tool = done.items.find((item) => item.kind === "tool");
     assert.equal(tool?.tool?.output, "ran v2");
@@ -112,6 +115,7 @@ describe("frozen turn surface", () => {
     await threads.send({ threadId, requestKey: "s2", input: { text: "again" } });
     await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
     assert.equal(systemOf(gateway.requests[2]!), "Version two.");
+    assert.deepEqual(gateway.requests[2]!.reasoning, { effort: "high" });
     assert.deepEqual(toolNames(gateway.requests[2]!), [
       "approve_me",
       "ask_user",
@@ -125,7 +129,9 @@ describe("frozen turn surface", () => {
     const url = `file:${join(dir, "restart.db")}`;
     const { gateway, one, two } = agents([
       { toolCalls: [{ name: "approve_me", arguments: {} }] },
-      { toolCalls: [{ name: "lookup", arguments: { q: "a" } }] },
+      {
+        toolCalls: [{ name: "lookup", arguments: { q: "a" } }, { name: "extra", arguments: {} }],
+      },
       { text: "done" },
     ]);
     const before = await openHost({ store: libsqlStore({ url }) });
@@ -151,6 +157,12 @@ describe("frozen turn surface", () => {
     const lost = done.items.find((item) => item.kind === "tool" && item.tool?.name === "lookup");
     assert.match(lost?.tool?.output ?? "", /tool no longer available/);
     assert.equal(lost?.tool?.status, "error");
+    // A tool the turn was never offered is not run, even though the live agent has it.
+    const unoffered = done.items.find((item) =>
+      item.kind === "tool" && item.tool?.name === "extra"
+    );
+    assert.match(unoffered?.tool?.output ?? "", /Unknown tool "extra"/);
+    assert.equal(unoffered?.tool?.status, "error");
     // The model read it as the call's result.
     const told = JSON.stringify(gateway.requests[2]!.messages);
     assert.match(told, /tool no longer available/);
