@@ -17,10 +17,17 @@ import type { KvKey } from "../../spi/kv_store.ts";
 import { turnSurfaceShape } from "../../journal/stored_shapes.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 
-// Surfaces read back from the store, by fingerprint. A fingerprint names its content, so one
-// entry serves every thread; the bound keeps a long-lived host from holding every surface.
-const read = new Map<string, FingerprintedSurface>();
-const READ_LIMIT = 256;
+// Surfaces this host recorded or read back, by fingerprint, per journal (so per host). A
+// fingerprint names its content, so one entry serves every thread; the bound keeps a long-lived
+// host from holding every surface it ever saw.
+const known = new WeakMap<Journal, Map<string, FingerprintedSurface>>();
+const KNOWN_LIMIT = 256;
+
+function knownTo(journal: Journal): Map<string, FingerprintedSurface> {
+  let surfaces = known.get(journal);
+  if (!surfaces) known.set(journal, surfaces = new Map());
+  return surfaces;
+}
 
 /**
  * The surface a run on `record` would show: the agent equipped as its run will be.
@@ -45,12 +52,13 @@ export function liveSurface(
  * @param record the thread's record (its `surface` names the latest turn's)
  * @throws {FloretError} `storage_failure` when the store does not answer
  */
-export async function recordedSurface(
+export function recordedSurface(
   journal: Journal,
   record: ThreadRecord,
 ): Promise<FingerprintedSurface | undefined> {
   const fingerprint = record.surface;
-  return fingerprint === undefined ? undefined : storedSurface(journal, record.id, fingerprint);
+  if (fingerprint === undefined) return Promise.resolve(undefined);
+  return storedSurface(journal, record.id, fingerprint);
 }
 
 /** A thread's stored surface by fingerprint, from memory when this process read it already. */
@@ -59,8 +67,8 @@ async function storedSurface(
   threadId: string,
   fingerprint: string,
 ): Promise<FingerprintedSurface | undefined> {
-  const known = read.get(fingerprint);
-  if (known) return known;
+  const kept = knownTo(journal).get(fingerprint);
+  if (kept) return kept;
   const surface = await journal.value<TurnSurface>(
     keys.surface(threadId, fingerprint),
     turnSurfaceShape,
@@ -68,9 +76,22 @@ async function storedSurface(
   );
   if (!surface) return undefined;
   const found = { fingerprint, surface };
-  if (read.size >= READ_LIMIT) read.delete(read.keys().next().value!);
-  read.set(fingerprint, found);
+  remember(journal, found);
   return found;
+}
+
+/**
+ * Keeps a surface this process recorded or read, so a wait of its turn on this
+ * host resumes without reading it back.
+ *
+ * @param journal the host's journal
+ * @param surface the surface
+ */
+export function remember(journal: Journal, surface: FingerprintedSurface): void {
+  const surfaces = knownTo(journal);
+  if (surfaces.get(surface.fingerprint) === surface) return;
+  if (surfaces.size >= KNOWN_LIMIT) surfaces.delete(surfaces.keys().next().value!);
+  surfaces.set(surface.fingerprint, surface);
 }
 
 /**
@@ -100,7 +121,7 @@ export function surfaceWrites(
  * @returns the surface, for the fork's own copy; `undefined` when that turn
  *   recorded none (or its record is gone)
  */
-export async function inheritedSurface(
+export function inheritedSurface(
   journal: Journal,
   sourceId: string,
   entries: readonly Entry[],
@@ -111,5 +132,6 @@ export async function inheritedSurface(
     const entry = entries[i];
     if (entry.kind === "turn_started" && entry.turnId === turnId) fingerprint = entry.surface;
   }
-  return fingerprint === undefined ? undefined : storedSurface(journal, sourceId, fingerprint);
+  if (fingerprint === undefined) return Promise.resolve(undefined);
+  return storedSurface(journal, sourceId, fingerprint);
 }

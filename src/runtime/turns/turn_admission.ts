@@ -20,7 +20,7 @@ import { firstMessageTitle } from "./titles.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { Equip } from "../../subagents/equip.ts";
 import type { FingerprintedSurface } from "../../engine/turn_surface.ts";
-import { liveSurface, recordedSurface, surfaceWrites } from "./surface_record.ts";
+import { liveSurface, recordedSurface, remember, surfaceWrites } from "./surface_record.ts";
 
 /** Where a turn's agent comes from. */
 export interface AgentResolver {
@@ -175,6 +175,7 @@ export async function admitTurn(
   if (surface instanceof Promise) surface = await surface;
   started.surface = surface.fingerprint;
   const surfaceSet = surfaceWrites(base, surface);
+  remember(actor.journal, surface);
   // The turn's first item comes after the view's settled items and those of the entries that
   // share this commit ahead of it (the last step of a turn that hands over).
   // (Nearly every admission has nothing before it: no empty list is made and spread for it.)
