@@ -125,6 +125,37 @@ describe("frozen turn surface", () => {
     await host.shutdown();
   });
 
+  test("a turn resumed after a question keeps its surface", async () => {
+    const { gateway, one, two } = agents([
+      {
+        toolCalls: [{
+          name: "ask_user",
+          arguments: { questions: [{ id: "name", prompt: "Your name?" }] },
+        }],
+      },
+      { text: "thanks" },
+    ]);
+    let current: () => Agent = one;
+    const host = await openHost({ store: memoryStore() });
+    const threads = host.threads({ agentFactory: () => current() });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "ask me" } });
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(waiting.pending[0]?.kind, "input");
+    current = two;
+    await threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0]!.id,
+      answers: [{ questionId: "name", value: "Al" }],
+    });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.at(-1)?.outcome, "completed");
+    assert.equal(systemOf(gateway.requests[1]!), "Version one.");
+    assert.deepEqual(gateway.requests[1]!.tools, gateway.requests[0]!.tools);
+    await host.shutdown();
+  });
+
   test("after a restart with another agent, the waiting turn keeps its surface; a lost tool is an ordinary error", async () => {
     const url = `file:${join(dir, "restart.db")}`;
     const { gateway, one, two } = agents([
