@@ -14,7 +14,7 @@ import type { InteractionsReader } from "../projection/interactions.ts";
 import type { OpenCall } from "../projection/open_calls.ts";
 import { implementationOf, needsDispatchMarker } from "../tools/define_tool.ts";
 import type { RunHost } from "./run_loop.ts";
-import type { PlannedCall } from "./tool_calls.ts";
+import { goneMessage, type PlannedCall } from "./tool_calls.ts";
 import { openForInputs } from "./interaction_plan.ts";
 import { runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
@@ -154,8 +154,7 @@ function planApproved(agent: Agent, call: OpenCall): PlannedCall {
     // An ordinary error result the model reads, not an invalid-argument episode.
     return {
       record: { ...record, decision: "allow" },
-      failure: `The call to ${call.name} was not run: tool no longer available. ` +
-        `Available tools: ${[...agent.tools.keys()].join(", ") || "none"}.`,
+      failure: goneMessage(call.name, agent.tools.keys()),
     };
   }
   let raw: unknown;

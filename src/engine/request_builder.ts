@@ -20,6 +20,7 @@ import {
 import type { ProviderMessage, ProviderRequest, ProviderTool } from "../provider/gateway.ts";
 import { implementationOf } from "../tools/define_tool.ts";
 import { counterOf } from "../context/budget.ts";
+import { recordedTools } from "./turn_surface.ts";
 import type { TokenCounter } from "../context/token_counter.ts";
 
 interface AgentParts {
@@ -35,11 +36,13 @@ const rendered = new WeakMap<Agent, AgentParts>();
 function partsOf(agent: Agent): AgentParts {
   let parts = rendered.get(agent);
   if (!parts) {
-    const tools: ProviderTool[] = [...agent.tools.values()].map((definition) => ({
-      name: definition.name,
-      description: definition.description,
-      inputSchema: implementationOf(definition).inputJsonSchema,
-    }));
+    // A resumed turn tells the model what its admission recorded (see turn_surface.ts).
+    const tools: ProviderTool[] = recordedTools(agent) ??
+      [...agent.tools.values()].map((definition) => ({
+        name: definition.name,
+        description: definition.description,
+        inputSchema: implementationOf(definition).inputJsonSchema,
+      }));
     const toolsJson = canonicalJson(tools);
     parts = {
       system: toHistory({ role: "system", text: agent.systemPrompt }),

@@ -10,6 +10,7 @@ import type { CallRecord } from "../journal/entries.ts";
 import { implementationOf, type ToolImplementation } from "../tools/define_tool.ts";
 import { argumentLimitProblem } from "./argument_limits.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
+import { recordedButGone } from "./turn_surface.ts";
 
 /** A call with its verdict and, when valid, its parsed input. */
 export interface PlannedCall {
@@ -88,7 +89,10 @@ function unavailable(agent: Agent, record: CallRecord, planning: Planning): Plan
     return { record };
   }
   record.decision = "allow";
-  return { record, failure: unavailableMessage(record.name, agent.tools.keys()) };
+  const failure = recordedButGone(agent, record.name)
+    ? goneMessage(record.name, agent.tools.keys())
+    : unavailableMessage(record.name, agent.tools.keys());
+  return { record, failure };
 }
 
 /**
@@ -101,6 +105,19 @@ function unavailable(agent: Agent, record: CallRecord, planning: Planning): Plan
 export function unavailableMessage(name: string, available: Iterable<string>): string {
   const names = [...available].join(", ") || "none";
   return `Unknown tool "${name}": tool not available. Available tools: ${names}.`;
+}
+
+/**
+ * What the model reads when it calls a tool its turn was offered but the
+ * host's agent no longer has (a turn resumed under its recorded surface).
+ *
+ * @param name the tool the model called
+ * @param available the names it may call
+ * @returns the error result's text
+ */
+export function goneMessage(name: string, available: Iterable<string>): string {
+  const names = [...available].join(", ") || "none";
+  return `The call to ${name} was not run: tool no longer available. Available tools: ${names}.`;
 }
 
 function planCall(

@@ -112,6 +112,8 @@ export interface TurnStartedEntry extends EntryBase {
   /** A compaction-only turn (manual `compact`): no input, no model request, never retried. */
   compaction?: boolean;
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+  /** The fingerprint of the turn's recorded surface (absent in older journals). */
+  surface?: string;
   /**
    * The ordinal of the turn's first item: how many items the path shows
    * before this turn. It lets a history page be read from its own turns,

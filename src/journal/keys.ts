@@ -39,6 +39,9 @@ export const keys = {
   childrenOf: (parentId: string): KvKey => ["child", parentId],
   artifact: (threadId: string, artifactId: string): KvKey => ["artifact", threadId, artifactId],
   artifactsOf: (threadId: string): KvKey => ["artifact", threadId],
+  /** A turn surface of a thread, by fingerprint: written once per distinct surface. */
+  surface: (threadId: string, fingerprint: string): KvKey => ["surface", threadId, fingerprint],
+  surfacesOf: (threadId: string): KvKey => ["surface", threadId],
   /** Marks a thread whose title request may still be in flight (settled at startup). */
   titlePending: (threadId: string): KvKey => ["title_pending", threadId],
   titlePendingAll: (): KvKey => ["title_pending"],

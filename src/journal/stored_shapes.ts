@@ -80,6 +80,20 @@ export const threadRecordShape: z.ZodType = z.looseObject({
   titleGeneration: num.optional(),
   titleClaim: z.looseObject({ generation: num, owner: str, until: num }).optional(),
   restoredInputs: z.array(queued).optional(),
+  surface: str.optional(),
+});
+
+/** A recorded turn surface (see src/engine/turn_surface.ts). */
+export const turnSurfaceShape: z.ZodType = z.looseObject({
+  agentId: str,
+  systemPrompt: str,
+  tools: z.array(z.looseObject({
+    name: str,
+    description: str,
+    inputSchema: z.record(z.string(), z.unknown()),
+  })),
+  gateway: z.looseObject({ provider: str, model: str, stateKey: z.string() }),
+  reasoning: z.looseObject({ effort: str }).optional(),
 });
 
 /** A committed request key. */
@@ -115,6 +129,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       compaction: z.boolean().optional(),
       retryOf: z.looseObject({ turnId: str, mode: z.enum(["resume", "regenerate"]) }).optional(),
       ordinal: z.number().int().nonnegative().optional(),
+      surface: str.optional(),
     }),
   ],
   [

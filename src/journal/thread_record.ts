@@ -50,6 +50,12 @@ export interface ThreadRecord {
   waiting?: { turnId: string; runId: string };
   queue: QueuedItem[];
   /** The latest turn and how it ended, for `retry`. */
+  /**
+   * The fingerprint of the surface recorded for the latest admitted turn
+   * (its definitions are at `keys.surface`); absent in journals written before
+   * surfaces were recorded, whose turns resume with the live agent.
+   */
+  surface?: string;
   lastTurn?: { turnId: string; outcome?: TurnOutcome; retryable: boolean; code?: TurnFailureCode };
   /** Tombstone: the thread is deleted; its request keys still replay. */
   deleted?: boolean;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Agent } from "../../config/agent.ts";
+import type { FingerprintedSurface } from "../../engine/turn_surface.ts";
 import type { SupplementalContext } from "../../journal/entries.ts";
 import type { ProviderMessage } from "../../provider/gateway.ts";
 import { SecretRedactor } from "./secret_redaction.ts";
@@ -28,6 +29,11 @@ export class ActiveRun {
   readonly agent: Agent;
   /** The operation of a compaction-only turn (manual `compact`), started at its admission. */
   readonly compaction?: string;
+  /**
+   * The surface recorded at the turn's admission, when the run must show it
+   * instead of its live agent's (a wait, retry or restart of the turn).
+   */
+  surface?: FingerprintedSurface;
   /** A manual compaction with `continueGoal`: the turn goes on working on the goal afterwards. */
   continueGoal?: boolean;
   /** Context for this turn's requests only; memory only. */

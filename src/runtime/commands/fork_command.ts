@@ -19,6 +19,7 @@ import { retryStale, StaleThreadError } from "../actor/stale_retry.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { ThreadView } from "../../projection/view_types.ts";
 import { inheritedTitle } from "../turns/titles.ts";
+import { inheritedSurface } from "../turns/surface_record.ts";
 import { STOPPED, stoppedRecord } from "../turns/unfinished_compactions.ts";
 
 /** A fork's command: the source thread, the cut and the store-scoped key. */
@@ -92,12 +93,21 @@ function forkFrom(
     if (lastTurn) record.lastTurn = lastTurn;
     // Goals survive forks: the fork keeps working toward the source's objective.
     if (plan.sourceRecord.goal) record.goal = { ...plan.sourceRecord.goal };
+    const set = [{ key: keys.fork(threadId, forkId), value: {} as unknown }];
+    // A retry on the fork re-runs its last turn under the surface that turn was admitted with.
+    const surface = lastTurn
+      ? await inheritedSurface(ctx.journal, threadId, plan.entries, lastTurn.turnId)
+      : undefined;
+    if (surface) {
+      record.surface = surface.fingerprint;
+      set.push({ key: keys.surface(forkId, surface.fingerprint), value: surface.surface });
+    }
     const version = await ctx.journal.commit({
       expected: null,
       record,
       entries: own,
       request: claimOf(key, { threadId: forkId }, tenantScope(plan.sourceRecord.tenant)),
-      set: [{ key: keys.fork(threadId, forkId), value: {} }],
+      set,
       // A source deleted meanwhile (its entries may be purged) fails this; the retry sees the tombstone.
       checks: [{ key: keys.thread(threadId), version: plan.sourceVersion }],
     });

@@ -16,6 +16,7 @@ import { answersText, askUserOutput } from "../../projection/answers_message.ts"
 import type { InteractionState } from "../../projection/interactions.ts";
 import type { ThreadView } from "../../projection/view_types.ts";
 import { ASK_USER_TOOL } from "../../tools/builtin_names.ts";
+import { recordedSurface } from "../turns/surface_record.ts";
 import { ActiveRun } from "../actor/active_run.ts";
 import { driveRuns } from "../turns/run_driver.ts";
 import { claimOf, commandKey, replayOf } from "./request_keys.ts";
@@ -212,6 +213,11 @@ async function commitResolution(
     const runId = newId("run");
     const agent = await ctx.runs.resolveAgent(actor.threadId, state.turnId, record);
     admitted = new ActiveRun(state.turnId, runId, agent);
+    // The waiting turn goes on under the surface its admission recorded.
+    const surface = record.lastTurn?.turnId === state.turnId
+      ? await recordedSurface(ctx.journal, record)
+      : undefined;
+    if (surface) admitted.surface = surface;
     next = {
       ...record,
       status: "running",

@@ -170,6 +170,7 @@ async function collectIfUnread(ctx: ServiceContext, threadId: string): Promise<v
   if ((await ctx.journal.indexed(keys.forksOf(threadId))).length > 0) return;
   await ctx.journal.purge(keys.entries(threadId));
   await ctx.journal.purge(keys.artifactsOf(threadId));
+  await ctx.journal.purge(keys.surfacesOf(threadId));
   const base = current.record.base;
   if (!base) return;
   await ctx.journal.deleteKeys([keys.fork(base.threadId, threadId)]);

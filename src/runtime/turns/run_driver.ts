@@ -8,6 +8,7 @@
 import { runCompactionTurn } from "../../engine/compaction/manual_run.ts";
 import { continueTurn, runGuarded, type RunHost, runTurn } from "../../engine/run_loop.ts";
 import type { Agent } from "../../config/agent.ts";
+import { frozenAgent } from "../../engine/turn_surface.ts";
 import { CONTINUE_NOTE } from "../../tools/goal_state.ts";
 import type { ActiveRun } from "../actor/active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";
@@ -73,7 +74,9 @@ async function driveRun(
   let failed = false;
   try {
     const ids = { threadId: actor.threadId, turnId: run.turnId, runId: run.runId };
-    const agent = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
+    const equipped = deps.equip ? deps.equip(run.agent, actor.record) : run.agent;
+    // A resumed turn tells the model what it was told at admission (handlers stay live).
+    const agent = run.surface ? frozenAgent(equipped, run.surface) : equipped;
     const operationId = run.compaction;
     if (operationId !== undefined) {
       const then = run.continueGoal ? goalContinuation(agent, ids) : undefined;

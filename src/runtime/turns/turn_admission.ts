@@ -18,6 +18,9 @@ import { ActiveRun } from "../actor/active_run.ts";
 import { itemsMadeBy } from "../../projection/item_count.ts";
 import { firstMessageTitle } from "./titles.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
+import type { Equip } from "../../subagents/equip.ts";
+import type { FingerprintedSurface } from "../../engine/turn_surface.ts";
+import { liveSurface, recordedSurface, remember, surfaceWrites } from "./surface_record.ts";
 
 /** Where a turn's agent comes from. */
 export interface AgentResolver {
@@ -32,6 +35,8 @@ export interface AgentResolver {
    * thread that is no sub-agent's child); otherwise `undefined`.
    */
   agentNow?(known: ThreadRecord): Agent | undefined;
+  /** Adds the built-in tools a run gets (the surface a turn records includes them). */
+  equip?: Equip;
   /** A first message's admission claimed a generated title: start its request. */
   titleClaimed?(threadId: string, agent: Agent, input: AdmittedInput, generation: number): void;
 }
@@ -162,6 +167,15 @@ export async function admitTurn(
   if (admission.input) started.input = admission.input;
   if (admission.retryOf) started.retryOf = admission.retryOf;
   const before = admission.after?.(actor.record);
+  const base = before?.record ?? actor.record;
+  // A retry re-runs the latest turn under the surface that turn recorded (when it recorded one).
+  const recorded = admission.retryOf ? await recordedSurface(actor.journal, base) : undefined;
+  let surface: FingerprintedSurface | Promise<FingerprintedSurface> = recorded ??
+    liveSurface(agent, base, resolver.equip);
+  if (surface instanceof Promise) surface = await surface;
+  started.surface = surface.fingerprint;
+  const surfaceSet = surfaceWrites(base, surface);
+  remember(actor.journal, surface);
   // The turn's first item comes after the view's settled items and those of the entries that
   // share this commit ahead of it (the last step of a turn that hands over).
   // (Nearly every admission has nothing before it: no empty list is made and spread for it.)
@@ -181,7 +195,7 @@ export async function admitTurn(
   // The first accepted message brings the fallback title (and a title claim) in this commit.
   // The record comes back as a copy of its own: the turn's fields are set on it in place.
   const titled = firstMessageTitle(
-    before?.record ?? actor.record,
+    base,
     admission.input,
     agent,
     actor.ownership.hostId,
@@ -191,6 +205,7 @@ export async function admitTurn(
     ? record.queue
     : record.queue.filter((queued) => queued.id !== admission.queueId);
   record.status = "running";
+  record.surface = surface.fingerprint;
   record.active = { turnId, runId };
   record.lastTurn = { turnId, retryable: !admission.compaction };
   record.updatedAt = nowIso();
@@ -204,8 +219,8 @@ export async function admitTurn(
     ownRecord: true,
     request: admission.claim?.(turnId),
     set: titled.claim === undefined
-      ? undefined
-      : [{ key: keys.titlePending(actor.threadId), value: {} }],
+      ? surfaceSet
+      : [{ key: keys.titlePending(actor.threadId), value: {} }, ...(surfaceSet ?? [])],
   });
   if (landed instanceof Promise) await landed;
   const run = new ActiveRun(
@@ -215,6 +230,7 @@ export async function admitTurn(
     admission.supplementalContext,
     admission.compaction?.operationId,
   );
+  if (recorded) run.surface = recorded;
   if (admission.queueId !== undefined) actor.unstored.dropSupplemental(admission.queueId);
   actor.beginRun(run);
   if (titled.claim !== undefined && admission.input) {
