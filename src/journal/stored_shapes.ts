@@ -178,6 +178,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         ])).optional(),
         activity: activity.optional(),
       })),
+      ofTurnId: str.optional(),
     }),
   ],
   [

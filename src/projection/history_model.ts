@@ -194,7 +194,8 @@ export class HistoryModel {
             undefined,
             entry.seq,
           );
-          const batch = this.#batches?.get(entry.turnId, result.callId);
+          // A re-run of an interrupted call answers the batch of the turn that made it.
+          const batch = this.#batches?.get(entry.ofTurnId ?? entry.turnId, result.callId);
           if (batch) {
             this.#changed(batch.exchange);
             batch.setResult(result.callId, batch.adopt(message));
