@@ -199,7 +199,8 @@ export class HistoryModel {
           if (batch) {
             this.#changed(batch.exchange);
             batch.setResult(result.callId, batch.adopt(message));
-          } else this.#pushMessage(entry.turnId, message);
+            // A re-run's result without its batch would be a tool message with no call: dropped.
+          } else if (entry.ofTurnId === undefined) this.#pushMessage(entry.turnId, message);
         }
         return;
       case "compaction":
