@@ -6,7 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { openHost, type ThreadService, type ThreadView } from "@floret/engine";
+import {
+  openHost,
+  type ProviderRequest,
+  type ThreadService,
+  type ThreadView,
+} from "@floret/engine";
 import { withDir } from "./support/crash_harness.ts";
 import { openStoreUrl } from "./support/store_url.ts";
 import { leadAgent, SPAWN, WAIT } from "./support/subagent_family.ts";
@@ -72,12 +77,16 @@ test(
   async () => {
     await withDir("spawn", async ({ url }) => {
       const leadId = await crashAt("spawn", url);
+      const seen: ProviderRequest[] = [];
       const { host, threads } = await reopen(
         url,
         [
-          // The retried model calls again under a new call id, as a real model would.
-          { toolCalls: [{ ...SPAWN, callId: "call-spawn-again" }] },
-          (request) => ({ text: `child ${toolOutputs(request, "spawn_agent").at(-1)?.threadId}` }),
+          // Retry ran the interrupted spawn (and the held read) again before asking the model:
+          // its first request already carries the spawn's result.
+          (request) => {
+            seen.push(request);
+            return { text: `child ${toolOutputs(request, "spawn_agent").at(-1)?.threadId}` };
+          },
         ],
         [{ text: "late result" }],
       );
@@ -94,9 +103,25 @@ test(
 
         await threads.retry({ threadId: leadId, requestKey: "retry-1" });
         const done = await threads.waitForIdle(leadId, { timeoutMs: 10_000 });
+        assert.equal(done.turns.at(-1)?.outcome, "completed", "the parent continues");
         assert.equal(done.items.at(-1)?.text, `child ${childId}`);
         assert.deepEqual(await childrenOf(threads, leadId), [childId], "no second child");
         assert.equal((await threads.view(childId)).turns.length, 1, "its task was not sent twice");
+        // The same calls, now with their results (no second item, nothing told as cancelled).
+        assert.deepEqual(
+          [...tools(done, "spawn_agent"), ...tools(done, "hold")].map((t) => [t.callId, t.status]),
+          [["call-spawn", "completed"], ["call-hold", "completed"]],
+        );
+        assert.deepEqual(JSON.parse(tools(done, "spawn_agent")[0].output ?? ""), {
+          threadId: childId,
+        });
+        // The model's one request carries both real results, in call order.
+        assert.equal(seen.length, 1);
+        const results = seen[0].messages.flatMap((m) => m.role === "tool" ? [m] : []);
+        assert.deepEqual(results.map((m) => [m.callId, m.output, m.isError]), [
+          ["call-spawn", JSON.stringify({ threadId: childId }), undefined],
+          ["call-hold", "released", undefined],
+        ]);
       } finally {
         await host.shutdown();
       }
@@ -148,7 +173,7 @@ test(
 );
 
 test(
-  "killed while the lead waits: the wait is cancelled; retry waits again and continues",
+  "killed while the lead waits: the wait is cancelled; retry runs the wait again and continues",
   options,
   async () => {
     await withDir("wait", async ({ url }) => {
@@ -156,7 +181,7 @@ test(
       const { host, threads } = await reopen(
         url,
         [
-          WAIT,
+          // Retry waits again before asking the model: the wait's result is already there.
           (request) => ({
             text: `got ${JSON.stringify(toolOutputs(request, "wait_agents").at(-1))}`,
           }),
@@ -180,6 +205,9 @@ test(
           `got {"agents":[{"threadId":"${childId}","status":"completed","report":"found it"}]}`,
         );
         assert.deepEqual(await childrenOf(threads, leadId), [childId]);
+        assert.deepEqual(tools(done, "wait_agents").map((t) => [t.callId, t.status]), [
+          ["call-wait", "completed"],
+        ]);
       } finally {
         await host.shutdown();
       }

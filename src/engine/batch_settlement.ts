@@ -145,8 +145,11 @@ export async function settleBatch(
   }
 }
 
-/** An approved call, validated again from its recorded arguments (the agent may have changed). */
-function planApproved(agent: Agent, call: OpenCall): PlannedCall {
+/**
+ * A recorded call (approved, or cut off by a crash), validated again from its
+ * recorded arguments (the agent may have changed).
+ */
+export function planApproved(agent: Agent, call: OpenCall): PlannedCall {
   const record = { callId: call.callId, name: call.name, arguments: call.arguments };
   const definition = agent.tools.get(call.name);
   const tool = definition && implementationOf(definition);

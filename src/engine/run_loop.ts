@@ -44,6 +44,7 @@ import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
 import type { Artifact, RunProgress } from "../projection/view_types.ts";
 import { type BatchContext, runBatch } from "./tool_runner.ts";
 import { settledBatch } from "./settled_batch.ts";
+import { rerunInterrupted } from "./interrupted_rerun.ts";
 import type { StopSwitch } from "./step_abort.ts";
 
 /** A step entry before the journal numbers it. */
@@ -225,6 +226,11 @@ async function loop(
   if (host.openCalls.list().length > 0 || host.interactions.pendingOf(ids.turnId).length > 0) {
     if (await settleBatch(agent, host, ids) === "return") return;
   }
+  // A resumed retry first runs again the safe calls a crash cut off (DESIGN §11).
+  if (
+    host.openCalls.interrupted().length > 0 &&
+    await rerunInterrupted(agent, host, ids) === "return"
+  ) return;
   for (;;) {
     // Every stop request aborts `host.signal` and sets `stopRequested()` first:
     // the flag alone answers, without making the signal.

@@ -215,6 +215,12 @@ export interface ToolResultsEntry extends EntryBase {
   kind: "tool_results";
   runId: string;
   results: ToolOutcome[];
+  /**
+   * The turn whose step made these calls, when it is not this entry's turn: a
+   * resumed retry ran calls that a crash had cut off again, and their results
+   * replace the interrupted ones. `runId` is then the run that made the step.
+   */
+  ofTurnId?: string;
 }
 
 /** The turn's terminal. */

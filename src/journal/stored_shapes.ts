@@ -193,6 +193,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
         ])).optional(),
         activity: activity.optional(),
       })),
+      ofTurnId: str.optional(),
     }),
   ],
   [

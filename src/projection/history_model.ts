@@ -194,11 +194,13 @@ export class HistoryModel {
             undefined,
             entry.seq,
           );
-          const batch = this.#batches?.get(entry.turnId, result.callId);
+          // A re-run of an interrupted call answers the batch of the turn that made it.
+          const batch = this.#batches?.get(entry.ofTurnId ?? entry.turnId, result.callId);
           if (batch) {
             this.#changed(batch.exchange);
             batch.setResult(result.callId, batch.adopt(message));
-          } else this.#pushMessage(entry.turnId, message);
+            // A re-run's result without its batch would be a tool message with no call: dropped.
+          } else if (entry.ofTurnId === undefined) this.#pushMessage(entry.turnId, message);
         }
         return;
       case "compaction":

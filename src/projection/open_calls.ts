@@ -27,8 +27,17 @@ export interface OpenCall {
   mayHaveRun?: boolean;
 }
 
+/**
+ * A `none`/`read` call cut off by a crash (its turn ended `interrupted`) whose
+ * result the model has not yet gone past: a resumed retry runs it again.
+ */
+export interface InterruptedCall extends OpenCall {
+  /** The turn whose step made the call. */
+  turnId: string;
+}
+
 /** What readers of the open calls may use. */
-export type OpenCallsReader = Pick<OpenCalls, "list">;
+export type OpenCallsReader = Pick<OpenCalls, "list" | "interrupted">;
 
 /** Open calls of the current turn, kept up to date entry by entry. */
 export class OpenCalls {
@@ -37,15 +46,31 @@ export class OpenCalls {
   // calls at most: scanning a short list costs less than a Map, which every
   // tool step would otherwise fill and shrink again (a fresh table each time).
   #calls: OpenCall[] | undefined;
+  // Safe calls of the current turn settled `cancelled` while they may have run:
+  // they become interrupted calls if the turn ends `interrupted` (a crash).
+  #cutOff: InterruptedCall[] | undefined;
+  // Interrupted calls since the model's last step (see `interrupted`).
+  #interrupted: InterruptedCall[] | undefined;
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
     switch (entry.kind) {
       case "turn_started":
+        this.#calls = this.#cutOff = undefined;
+        // Only a resumed retry takes up the interrupted calls; any other turn moves on.
+        if (entry.retryOf?.mode !== "resume") this.#interrupted = undefined;
+        return;
       case "turn_ended":
-        this.#calls = undefined;
+        if (
+          this.#cutOff && entry.outcome === "interrupted" && entry.failure?.code === "interrupted"
+        ) {
+          this.#interrupted = [...(this.#interrupted ?? []), ...this.#cutOff];
+        }
+        this.#calls = this.#cutOff = undefined;
         return;
       case "step": {
+        // The model answered after them: interrupted calls are behind it now.
+        if (!entry.partial) this.#interrupted = this.#cutOff = undefined;
         // A step dispatches a handful of calls at most: a scan of the list
         // costs less than building a Set of it for every step.
         const dispatchedIds = entry.dispatched;
@@ -86,11 +111,18 @@ export class OpenCalls {
         }
         return;
       case "tool_results": {
+        // A result for an interrupted call (its re-run) settles it for good.
+        if (this.#interrupted) this.#dropInterrupted(entry.results);
         const calls = this.#calls;
         if (!calls) return;
         for (const result of entry.results) {
           const index = indexOf(calls, result.callId);
-          if (index >= 0) calls.splice(index, 1);
+          if (index < 0) continue;
+          const call = calls[index];
+          if (
+            result.status === "cancelled" && !call.dispatched && (call.started || call.mayHaveRun)
+          ) (this.#cutOff ??= []).push({ ...call, turnId: entry.turnId });
+          calls.splice(index, 1);
         }
         if (calls.length === 0) this.#calls = undefined;
         return;
@@ -113,6 +145,22 @@ export class OpenCalls {
   /** The calls without a result, in call order. */
   list(): OpenCall[] {
     return this.#calls ? this.#calls.slice() : [];
+  }
+
+  /**
+   * The `none`/`read` calls a crash cut off (their turn ended `interrupted`)
+   * that the model has not answered past: what a resumed retry runs again
+   * before its first request. Empty once any later step or result moved on.
+   */
+  interrupted(): InterruptedCall[] {
+    return this.#interrupted ? this.#interrupted.slice() : [];
+  }
+
+  #dropInterrupted(results: readonly ToolOutcome[]): void {
+    const left = this.#interrupted!.filter((call) =>
+      !results.some((result) => result.callId === call.callId)
+    );
+    this.#interrupted = left.length > 0 ? left : undefined;
   }
 
   #find(callId: string): OpenCall | undefined {
