@@ -69,6 +69,7 @@ export type {
 export type { CitedSource, HostedToolCall } from "./src/provider/gateway.ts";
 export { defineTool } from "./src/tools/define_tool.ts";
 export type {
+  PermissionContext,
   PermissionDecision,
   ToolContext,
   ToolDefinition,
@@ -99,7 +100,11 @@ export type {
   ThreadService,
   ThreadServiceWave2,
 } from "./src/runtime/host/thread_service.ts";
-export type { UserInput } from "./src/runtime/commands/user_input.ts";
+export type {
+  InputContextItem,
+  InputReference,
+  UserInput,
+} from "./src/runtime/commands/user_input.ts";
 // Long work (DESIGN §11): goals, queue steering, children's facts.
 export type { ThreadServiceWave3 } from "./src/runtime/host/long_work_service.ts";
 export type { Goal } from "./src/tools/goal_state.ts";

@@ -60,6 +60,8 @@ export interface RunHost {
   readonly history: HistoryReader;
   /** The turn's supplemental context (memory only), sent after the current user input. */
   readonly supplementalContext?: readonly SupplementalContext[] | undefined;
+  /** The turn's run labels (`send({ labels })`), `{}` when it has none; frozen. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** Approvals and questions of the thread. */
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */
@@ -337,7 +339,7 @@ async function loop(
       return;
     }
 
-    const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
+    const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard, toolContext);
     entry.calls = planned.map((call) => call.record);
     // Approvals and questions open in the same commit as the step that needs them.
     const opened = openForCalls(planned, opener);
@@ -447,6 +449,8 @@ class RunToolContext implements BatchContext {
   readonly threadId: string;
   readonly turnId: string;
   readonly runId: string;
+  /** The turn's run labels (frozen; `{}` when none). */
+  readonly labels: Readonly<Record<string, string>>;
   /** Aborted by a steer during the batch (see tool_runner's steered calls). */
   steerSignal: AbortSignal | undefined;
   readonly #host: RunHost;
@@ -455,6 +459,7 @@ class RunToolContext implements BatchContext {
     this.threadId = ids.threadId;
     this.turnId = ids.turnId;
     this.runId = ids.runId;
+    this.labels = host.labels ?? NO_LABELS;
     this.#host = host;
   }
 
@@ -462,6 +467,9 @@ class RunToolContext implements BatchContext {
     return this.#host.toolSignal;
   }
 }
+
+/** The labels of a run without any. */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Allocates artifact ids from the host. */
 function artifactIdsOf(host: RunHost): () => string {

@@ -29,6 +29,28 @@ export interface ToolContext {
   callId: string;
   /** Aborted when the turn is cancelled or the host shuts down. */
   signal: AbortSignal;
+  /**
+   * The turn's run labels (`send({ labels })`), `{}` when it has none;
+   * read-only (frozen). The model never sees them.
+   */
+  labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a permission function learns besides the call's input: where the
+ * call happens and the turn's run labels.
+ */
+export interface PermissionContext {
+  /** The thread. */
+  threadId: string;
+  /** The turn. */
+  turnId: string;
+  /** The run. */
+  runId: string;
+  /** The provider's call id. */
+  callId: string;
+  /** The turn's run labels, `{}` when it has none (frozen). */
+  labels: Readonly<Record<string, string>>;
 }
 
 /** A handler's result when a plain string is not enough. */
@@ -88,7 +110,7 @@ export interface ToolImplementation {
   /** JSON Schema of the input, derived from the zod schema. */
   readonly inputJsonSchema: Record<string, unknown>;
   /** Decides whether a validated call runs. */
-  permissionFor(input: unknown): PermissionDecision;
+  permissionFor(input: unknown, context: PermissionContext): PermissionDecision;
   /** Runs the call. */
   execute(input: unknown, context: ToolContext): Promise<unknown> | unknown;
 }
@@ -121,7 +143,9 @@ export interface ToolSpec<S extends z.ZodType> {
   /** Default `none`. */
   effect?: ToolEffect;
   /** Default `allow`. */
-  permission?: PermissionDecision | ((input: z.infer<S>) => PermissionDecision);
+  permission?:
+    | PermissionDecision
+    | ((input: z.infer<S>, context: PermissionContext) => PermissionDecision);
   /** The handler; a thrown error becomes an `error` result the model sees. */
   execute(
     input: z.infer<S>,
@@ -183,7 +207,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     input: spec.input,
     inputJsonSchema,
     permissionFor: typeof permission === "function"
-      ? (input) => permission(input as z.infer<S>)
+      ? (input, context) => permission(input as z.infer<S>, context)
       : () => permission,
     execute: (input, context) => spec.execute(input as z.infer<S>, context),
   });

@@ -56,6 +56,8 @@ export interface Admission {
    */
   compaction?: { operationId: string; tokensBefore: number };
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+  /** Run labels (recorded on `turn_started` when there is at least one). */
+  labels?: Readonly<Record<string, string>> | undefined;
   /** The queued input this turn takes: it leaves the queue in the same commit. */
   queueId?: string;
   /** What the same commit writes first, planned on the current record: the end of the turn before. */
@@ -70,6 +72,7 @@ export interface Admission {
  */
 export function queuedAdmission(item: QueuedItem, actor: ThreadActor): Admission {
   const admission: Admission = { requestKey: item.requestKey, input: item.input, queueId: item.id };
+  if (item.labels) admission.labels = item.labels;
   const supplemental = actor.unstored.supplemental(item.id);
   if (supplemental) admission.supplementalContext = supplemental;
   return admission;
@@ -161,6 +164,8 @@ export async function admitTurn(
   };
   if (admission.input) started.input = admission.input;
   if (admission.retryOf) started.retryOf = admission.retryOf;
+  const labels = admission.labels;
+  if (labels && Object.keys(labels).length > 0) started.labels = { ...labels };
   const before = admission.after?.(actor.record);
   // The turn's first item comes after the view's settled items and those of the entries that
   // share this commit ahead of it (the last step of a turn that hands over).
