@@ -61,7 +61,7 @@ export interface RunHost {
   /** The turn's supplemental context (memory only), sent after the current user input. */
   readonly supplementalContext?: readonly SupplementalContext[] | undefined;
   /** The turn's run labels (`send({ labels })`), `{}` when it has none; frozen. */
-  readonly labels?: Readonly<Record<string, string>>;
+  readonly labels: Readonly<Record<string, string>>;
   /** Approvals and questions of the thread. */
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */
@@ -459,7 +459,7 @@ class RunToolContext implements BatchContext {
     this.threadId = ids.threadId;
     this.turnId = ids.turnId;
     this.runId = ids.runId;
-    this.labels = host.labels ?? NO_LABELS;
+    this.labels = host.labels;
     this.#host = host;
   }
 
@@ -467,9 +467,6 @@ class RunToolContext implements BatchContext {
     return this.#host.toolSignal;
   }
 }
-
-/** The labels of a run without any. */
-const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Allocates artifact ids from the host. */
 function artifactIdsOf(host: RunHost): () => string {

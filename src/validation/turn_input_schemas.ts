@@ -88,19 +88,24 @@ export const inputContextSchema: z.ZodType<InputContextItem[]> = z.array(inputCo
  * and values. `__proto__` is refused as a key: as a plain property it would
  * set the labels object's prototype instead of a label.
  */
-export const runLabelsSchema: z.ZodType<Record<string, string>> = z.record(
-  z.string().min(1, "Label key is empty")
-    .max(
-      MAX_RUN_LABEL_KEY_LENGTH,
-      `Label key is longer than ${MAX_RUN_LABEL_KEY_LENGTH} characters`,
-    )
-    .refine(isWellFormed, "Label key has a lone surrogate")
-    .refine((key) => key !== "__proto__", "Label key __proto__ is reserved"),
-  z.string().max(
-    MAX_RUN_LABEL_VALUE_LENGTH,
-    `Label value is longer than ${MAX_RUN_LABEL_VALUE_LENGTH} characters`,
-  ).refine(isWellFormed, "Label value has a lone surrogate"),
-).refine(
-  (labels) => Object.keys(labels).length <= MAX_RUN_LABELS,
-  `At most ${MAX_RUN_LABELS} labels`,
+export const runLabelsSchema: z.ZodType<Record<string, string>> = z.custom<unknown>(
+  // Checked on the input: the record schema would drop that key without a word.
+  (value) => typeof value !== "object" || value === null || !Object.hasOwn(value, "__proto__"),
+  "Label key __proto__ is reserved",
+).pipe(
+  z.record(
+    z.string().min(1, "Label key is empty")
+      .max(
+        MAX_RUN_LABEL_KEY_LENGTH,
+        `Label key is longer than ${MAX_RUN_LABEL_KEY_LENGTH} characters`,
+      )
+      .refine(isWellFormed, "Label key has a lone surrogate"),
+    z.string().max(
+      MAX_RUN_LABEL_VALUE_LENGTH,
+      `Label value is longer than ${MAX_RUN_LABEL_VALUE_LENGTH} characters`,
+    ).refine(isWellFormed, "Label value has a lone surrogate"),
+  ).refine(
+    (labels) => Object.keys(labels).length <= MAX_RUN_LABELS,
+    `At most ${MAX_RUN_LABELS} labels`,
+  ),
 );
