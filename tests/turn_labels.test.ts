@@ -24,6 +24,7 @@ import { type ScriptedGateway, scriptedGateway, type ScriptStep } from "@floret/
 import { openAIChat, openAIResponses } from "@floret/engine/openai";
 import { anthropicMessages } from "@floret/engine/anthropic";
 import { overHttp } from "./support/over_http.ts";
+import { fullThread } from "./support/context_host.ts";
 
 const LABELS = { tenant: "acme", trace: "trace-7f3a" };
 
@@ -320,4 +321,15 @@ describe("the built-in gateways never send labels to a provider", () => {
       await shutdown();
     });
   }
+});
+
+describe("a compaction inside a labelled run", () => {
+  test("its summary requests carry the run's labels too", async () => {
+    const e = await fullThread();
+    await e.say("HEAD-MARKER next question", { labels: { tenant: "acme" } });
+    assert.ok(e.gateway.summaries.length > 0, "the send compacted first");
+    for (const summary of e.gateway.summaries) assert.deepEqual(summary.labels, { tenant: "acme" });
+    assert.deepEqual(e.gateway.requests.at(-1)?.labels, { tenant: "acme" });
+    await e.host.shutdown();
+  });
 });
