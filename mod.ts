@@ -70,6 +70,7 @@ export type { CitedSource, HostedToolCall } from "./src/provider/gateway.ts";
 export { defineTool } from "./src/tools/define_tool.ts";
 export type { QuestionOption } from "./src/tools/question_shape.ts";
 export type {
+  PermissionContext,
   PermissionDecision,
   ToolContext,
   ToolDefinition,
@@ -102,7 +103,11 @@ export type {
   ThreadService,
   ThreadServiceWave2,
 } from "./src/runtime/host/thread_service.ts";
-export type { UserInput } from "./src/runtime/commands/user_input.ts";
+export type {
+  InputContextItem,
+  InputReference,
+  UserInput,
+} from "./src/runtime/commands/user_input.ts";
 export type { CancelInput } from "./src/runtime/commands/cancel_command.ts";
 export type { EditQueuedInput } from "./src/runtime/commands/queue_commands.ts";
 // Long work (DESIGN §11): goals, queue steering, children's facts.

@@ -62,6 +62,11 @@ const inputExtras: Record<string, unknown>[] = [
   { attachments: undefined },
   { attachments: [] },
   { extra: 1 },
+  { references: undefined },
+  { references: [] },
+  { references: [{ kind: "thread", threadId: "t" }] },
+  { context: [] },
+  { context: [{ label: "l", text: "x" }] },
 ];
 const extras: Record<string, unknown>[] = [
   {},
@@ -70,6 +75,9 @@ const extras: Record<string, unknown>[] = [
   { supplementalContext: [{ title: "t", text: "x" }] },
   { junk: 1 },
   { title: undefined },
+  { labels: undefined },
+  { labels: {} },
+  { labels: { a: "b" } },
 ];
 type Wrap = (fields: Record<string, unknown>) => unknown;
 const wraps: Wrap[] = [

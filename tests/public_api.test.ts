@@ -82,6 +82,13 @@ type OldQuestions<T> = T extends { options?: (string | { value: string })[] } & 
 type EngineQuestion = NonNullable<engine.Interaction["questions"]>[number];
 type QuestionIsWave3 = EngineQuestion extends Contract.QuestionWave3 ? true : never;
 const wave3Question: QuestionIsWave3 = true;
+// The turn surface: user input with references and context; run labels on tools and sends.
+type InputIsWave3 = engine.UserInput extends Contract.UserInputWave3 ? true : never;
+type ToolContextHasLabels = engine.ToolContext extends { labels: Record<string, string> } ? true
+  : never;
+type SendTakesLabels = { labels: Record<string, string> } extends
+  Pick<Parameters<engine.ThreadService["send"]>[0], "labels"> ? true : never;
+const turnSurface: [InputIsWave3, ToolContextHasLabels, SendTakesLabels] = [true, true, true];
 /**
  * A view with the third wave's additions to two unions set aside: the failure
  * code `request_too_large` and the tool status `uncertain` (both comments in
@@ -123,4 +130,5 @@ test("the public exports exist and match the contract's shapes", () => {
   assert.equal(providerError.retry, "never");
   assert.deepEqual(assignable, [true, true, true]);
   assert.equal(wave3Question, true);
+  assert.deepEqual(turnSurface, [true, true, true]);
 });

@@ -100,13 +100,14 @@ test("a handler's context: ids, the batch's signal read on first use, its call i
   });
   const quiet = runBatch([call("x")], lazy, ids);
   assert.ok(!(quiet instanceof Promise));
-  assert.deepEqual(seen[0], { keys: "threadId,turnId,runId,signal,callId" });
+  assert.deepEqual(seen[0], { keys: "threadId,turnId,runId,signal,callId,labels" });
   assert.deepEqual(seen[1], {
     threadId: "t",
     turnId: "u",
     runId: "r",
     signal: controller.signal,
     callId: "x",
+    labels: {},
   });
   assert.equal(reads, 1); // read once, by the spread above; never by the engine
 });

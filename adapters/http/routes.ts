@@ -6,7 +6,13 @@
  * @module
  */
 import { z } from "zod";
-import type { ImageAttachment, LocalThreadService, ThreadService } from "@floret/engine";
+import type {
+  ImageAttachment,
+  InputContextItem,
+  InputReference,
+  LocalThreadService,
+  ThreadService,
+} from "@floret/engine";
 import { chatBodySchema } from "./chat_request.ts";
 import { chatAnswers } from "./chat_authorize.ts";
 import { chatResponse } from "./chat_route.ts";
@@ -177,9 +183,13 @@ export const ROUTES: readonly ApiRoute[] = [
         attachments: z.array(
           z.custom<ImageAttachment>((value) => typeof value === "object" && value !== null),
         ).optional(),
+        // References, context items and labels too: the service checks them and their bounds.
+        references: z.array(z.custom<InputReference>(isObject)).optional(),
+        context: z.array(z.custom<InputContextItem>(isObject)).optional(),
       }),
       supplementalContext: z.array(z.strictObject({ title: z.string(), text: z.string() }))
         .optional(),
+      labels: z.custom<Record<string, string>>(isObject).optional(),
     }),
     async ({ service, param }, requestKey, body) =>
       json(202, await service.send({ threadId: param("threadId"), requestKey, ...body })),
@@ -377,3 +387,8 @@ export const ROUTES: readonly ApiRoute[] = [
       }),
   },
 ];
+
+/** A JSON object (not an array, not null): what the service then checks field by field. */
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

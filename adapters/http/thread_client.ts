@@ -76,12 +76,12 @@ export function threadClient(options: ThreadClientOptions): LocalThreadService {
       return await callJson({ method: "POST", path: "/threads", requestKey, body: { title } });
     },
     send: async (raw) => {
-      const { threadId, requestKey, input: userInput, supplementalContext } = input(raw);
+      const { threadId, requestKey, input: userInput, supplementalContext, labels } = input(raw);
       return await callJson({
         method: "POST",
         path: await thread(threadId, "/messages"),
         requestKey,
-        body: { input: userInput, supplementalContext },
+        body: { input: userInput, supplementalContext, labels },
       });
     },
     respond: async (raw) => {

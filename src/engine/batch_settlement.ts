@@ -116,7 +116,11 @@ export async function settleBatch(
     // A handler may ignore its signal: once tools are told to stop, stop waiting.
     const { outcomes, artifacts, inputs, rejectedActivity } = await settledBatch(
       host,
-      runBatch(planned, { ...ids, signal: host.toolSignal }, () => host.newId("artifact")),
+      runBatch(
+        planned,
+        { ...ids, labels: host.labels, signal: host.toolSignal },
+        () => host.newId("artifact"),
+      ),
     );
     const results: NewEntry[] = [{
       kind: "tool_results",

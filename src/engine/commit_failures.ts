@@ -145,6 +145,10 @@ class MarkedHost implements RunHost {
     return this.#host.supplementalContext;
   }
 
+  get labels(): Readonly<Record<string, string>> {
+    return this.#host.labels;
+  }
+
   get interactions(): InteractionsReader {
     return this.#host.interactions;
   }

@@ -157,6 +157,7 @@ export class ContextGuard {
       this.#ids.threadId,
       maxOutputTokens,
       this.#host.secrets(),
+      this.#host.labels,
     );
     return request instanceof Promise
       ? request.then((frozen) => ({ request: frozen, projection }))

@@ -224,6 +224,7 @@ const FINGERPRINT: PropertyDescriptor = { enumerable: true, get: lazyFingerprint
  * @param threadId the thread, whose id becomes the request's prompt-cache key
  * @param maxOutputTokens the output budget, if the request carries one
  * @param secrets answers messages with secret values, by interaction id: sent, never fingerprinted
+ * @param labels the run's labels: on the request for gateways, never fingerprinted
  * @returns the frozen request, or a promise of it
  */
 export function freezeRequest(
@@ -232,6 +233,7 @@ export function freezeRequest(
   threadId: string,
   maxOutputTokens: number | undefined,
   secrets?: ReadonlyMap<string, ProviderMessage>,
+  labels?: Readonly<Record<string, string>>,
 ): ProviderRequest | Promise<ProviderRequest> {
   const parts = partsOf(agent);
   const messages = requestMessages(parts.system.message, listing);
@@ -254,6 +256,10 @@ export function freezeRequest(
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
   if (agent.reasoning) request.reasoning = agent.reasoning;
   request.cacheKey = threadId;
+  // Only when there are some: requests of unlabelled runs keep their shape.
+  if (labels !== undefined && Object.keys(labels).length > 0) {
+    request.labels = labels as Record<string, string>;
+  }
   if (!sha256HexSync) {
     return sha256Hex(canonicalOf(source)).then((fingerprint) => {
       request.fingerprint = fingerprint;

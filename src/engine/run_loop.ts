@@ -61,6 +61,8 @@ export interface RunHost {
   readonly history: HistoryReader;
   /** The turn's supplemental context (memory only), sent after the current user input. */
   readonly supplementalContext?: readonly SupplementalContext[] | undefined;
+  /** The turn's run labels (`send({ labels })`), `{}` when it has none; frozen. */
+  readonly labels: Readonly<Record<string, string>>;
   /** Approvals and questions of the thread. */
   readonly interactions: InteractionsReader;
   /** Calls of the turn without a result. */
@@ -343,7 +345,7 @@ async function loop(
       return;
     }
 
-    const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard);
+    const { planned, repetitionExceeded } = planCalls(agent, output.calls, guard, toolContext);
     entry.calls = planned.map((call) => call.record);
     // Approvals and questions open in the same commit as the step that needs them.
     const opened = openForCalls(planned, opener);
@@ -453,6 +455,8 @@ class RunToolContext implements BatchContext {
   readonly threadId: string;
   readonly turnId: string;
   readonly runId: string;
+  /** The turn's run labels (frozen; `{}` when none). */
+  readonly labels: Readonly<Record<string, string>>;
   /** Aborted by a steer during the batch (see tool_runner's steered calls). */
   steerSignal: AbortSignal | undefined;
   readonly #host: RunHost;
@@ -461,6 +465,7 @@ class RunToolContext implements BatchContext {
     this.threadId = ids.threadId;
     this.turnId = ids.turnId;
     this.runId = ids.runId;
+    this.labels = host.labels;
     this.#host = host;
   }
 

@@ -7,7 +7,11 @@
 import { z } from "zod";
 import type { Agent } from "../config/agent.ts";
 import type { CallRecord } from "../journal/entries.ts";
-import { implementationOf, type ToolImplementation } from "../tools/define_tool.ts";
+import {
+  implementationOf,
+  type PermissionContext,
+  type ToolImplementation,
+} from "../tools/define_tool.ts";
 import { argumentLimitProblem } from "./argument_limits.ts";
 import { callHostCodeSync, describeThrown } from "./host_code.ts";
 import { recordedButGone } from "./turn_surface.ts";
@@ -62,8 +66,9 @@ export function planCalls(
   agent: Agent,
   calls: readonly { callId: string; name: string; arguments: string }[],
   guard: RepetitionGuard,
+  where?: PermissionWhere,
 ): { planned: PlannedCall[]; repetitionExceeded: boolean } {
-  const planning: Planning = { guard, repetitionExceeded: false };
+  const planning: Planning = { guard, repetitionExceeded: false, where };
   const planned: PlannedCall[] = new Array(calls.length);
   for (let i = 0; i < calls.length; i++) planned[i] = planCall(agent, calls[i], planning);
   return { planned, repetitionExceeded: planning.repetitionExceeded };
@@ -73,7 +78,15 @@ export function planCalls(
 interface Planning {
   readonly guard: RepetitionGuard;
   repetitionExceeded: boolean;
+  /** The run's ids and labels, for permission functions. */
+  readonly where: PermissionWhere | undefined;
 }
+
+/** What a permission function learns of the run (its call id is added per call). */
+export type PermissionWhere = Omit<PermissionContext, "callId">;
+
+/** The labels of a run without any. */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * A call to a tool the turn does not have: an ordinary error result listing
@@ -172,7 +185,14 @@ function planCall(
   let permission: unknown;
   let why: string | undefined;
   try {
-    permission = tool.permissionFor(parsed.data);
+    const where = planning.where;
+    permission = tool.permissionFor(parsed.data, {
+      threadId: where?.threadId ?? "",
+      turnId: where?.turnId ?? "",
+      runId: where?.runId ?? "",
+      callId: call.callId,
+      labels: where?.labels ?? NO_LABELS,
+    });
     if (!PERMISSIONS.has(permission)) why = `it returned ${describeValue(permission)}`;
   } catch (error) {
     why = describeThrown(error);

@@ -34,7 +34,9 @@ export interface BatchResult {
 }
 
 /** What every call of a batch learns besides its call id; `signal` may be a getter. */
-export type BatchContext = Omit<ToolContext, "callId"> & {
+export type BatchContext = Omit<ToolContext, "callId" | "labels"> & {
+  /** The turn's run labels (frozen); `{}` when absent. */
+  labels?: Readonly<Record<string, string>> | undefined;
   /** Aborted by a steer: `read`/`none` calls still running settle `cancelled` (steered). */
   steerSignal?: AbortSignal;
 };
@@ -55,6 +57,7 @@ function callContext(batch: BatchContext, callId: string): ToolContext {
       return batch.signal;
     },
     callId,
+    labels: batch.labels ?? NO_LABELS,
   };
 }
 
@@ -325,6 +328,7 @@ function steeredContext(batch: BatchContext, callId: string, steer: AbortSignal)
       return (signal ??= AbortSignal.any([batch.signal, steer]));
     },
     callId,
+    labels: batch.labels ?? NO_LABELS,
   };
 }
 
@@ -349,3 +353,6 @@ function untilSteered(
     });
   });
 }
+
+/** The labels of a run without any (frozen, so one object serves every call). */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});

@@ -16,11 +16,18 @@ import type {
 } from "../provider/gateway.ts";
 import type { ToolActivity } from "../tools/tool_activity.ts";
 import type { ProviderFailureEvidence } from "../provider/provider_error.ts";
+import type { InputContextItem, InputReference } from "../validation/turn_input_schemas.ts";
+
+export type { InputContextItem, InputReference };
 
 /** A user's input as admitted. */
 export interface AdmittedInput {
   text: string;
   attachments?: ImageAttachment[];
+  /** Threads (and items) the message refers to; rendered as notes into every later request. */
+  references?: InputReference[];
+  /** Labelled context that stays with the message; rendered after its text. */
+  context?: InputContextItem[];
 }
 
 /** Extra context for one turn's requests only; never stored, never part of a fingerprint. */
@@ -114,6 +121,12 @@ export interface TurnStartedEntry extends EntryBase {
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
   /** The fingerprint of the turn's recorded surface (absent in older journals). */
   surface?: string;
+  /**
+   * The run labels of `send({ labels })` (a retry copies its source's): they
+   * reach tools, permission checks, provider requests and observations,
+   * never the model. Absent when none were given.
+   */
+  labels?: Record<string, string>;
   /**
    * The ordinal of the turn's first item: how many items the path shows
    * before this turn. It lets a history page be read from its own turns,

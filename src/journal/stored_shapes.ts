@@ -12,7 +12,15 @@ import { z } from "zod";
 const str = z.string();
 const num = z.number();
 const outcome = z.enum(["completed", "failed", "cancelled", "interrupted"]);
-const input = z.looseObject({ text: str, attachments: z.array(z.unknown()).optional() });
+const input = z.looseObject({
+  text: str,
+  attachments: z.array(z.unknown()).optional(),
+  references: z.array(z.looseObject({ kind: str, threadId: str, itemId: str.optional() }))
+    .optional(),
+  context: z.array(z.looseObject({ label: str, text: str })).optional(),
+});
+/** Run labels (`send({ labels })`): string pairs. */
+const labels = z.record(z.string(), str).optional();
 const question = z.looseObject({
   id: str,
   prompt: str,
@@ -32,6 +40,7 @@ const queued = z.looseObject({
   input,
   supplementalContext: supplemental,
   queuedAt: str,
+  labels,
 });
 const activity = z.looseObject({
   label: str.optional(),
@@ -128,6 +137,7 @@ export const entryShapes: ReadonlyMap<string, z.ZodType> = new Map<string, z.Zod
       supplementalContext: supplemental,
       compaction: z.boolean().optional(),
       retryOf: z.looseObject({ turnId: str, mode: z.enum(["resume", "regenerate"]) }).optional(),
+      labels,
       ordinal: z.number().int().nonnegative().optional(),
       surface: str.optional(),
     }),

@@ -14,6 +14,8 @@ export interface QueuedItem {
   requestKey: string;
   input: AdmittedInput;
   queuedAt: string;
+  /** The run labels it was sent with; its turn takes them. */
+  labels?: Record<string, string>;
 }
 
 /** The durable status; `stopping` exists only in memory. */

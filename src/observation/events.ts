@@ -124,6 +124,8 @@ export type ObservationContext = {
   threadId?: string | undefined;
   turnId?: string | undefined;
   runId?: string | undefined;
+  /** The run's labels (`send({ labels })`), on the events of a run that has any. */
+  labels?: Readonly<Record<string, string>> | undefined;
   /** ISO timestamp. */
   at: string;
 };

@@ -14,6 +14,7 @@ import type { InteractionsReader } from "./interactions.ts";
 import { PairMap } from "./pair_map.ts";
 import { appended } from "./appended.ts";
 import { HistoryMessage, listedMessages, type Listing, toHistory } from "./history_message.ts";
+import { userMessageText } from "./user_input_text.ts";
 
 /** An installed compaction: the summary message replaces every message before `cutSeq`. */
 interface Checkpoint {
@@ -140,6 +141,7 @@ export type HistoryReader = Pick<
   | "currentInput"
   | "compactionFailures"
   | "admittedChildEvents"
+  | "labelsOf"
 >;
 
 /** The provider-facing projection of a thread's path. */
@@ -164,6 +166,12 @@ export class HistoryModel {
   #prefixes: Map<string, Prefix> | undefined;
   /** The highest `upTo` among `#prefixes`: a change below it drops them. */
   #listedUpTo = 0;
+  /**
+   * The run labels of the latest turn started on the path (a run always
+   * belongs to it; a retry copies them). Only the latest: the labels of a
+   * thread's earlier turns are never needed again, so none is kept.
+   */
+  #labels: { turnId: string; labels: Readonly<Record<string, string>> } | undefined;
 
   /** @param interactions the path's interactions (answers become user messages) */
   constructor(interactions?: InteractionsReader) {
@@ -369,6 +377,18 @@ export class HistoryModel {
     this.#listedUpTo = 0;
   }
 
+  /**
+   * The run labels of a turn: those its `turn_started` recorded, `{}` when
+   * it recorded none or is not the latest turn of the path.
+   *
+   * @param turnId the turn
+   * @returns its labels (frozen: hand them on as they are)
+   */
+  labelsOf(turnId: string): Readonly<Record<string, string>> {
+    const latest = this.#labels;
+    return latest !== undefined && latest.turnId === turnId ? latest.labels : NO_LABELS;
+  }
+
   /** The user message of the latest exchange (the current user input). */
   currentInput(): HistoryMessage | undefined {
     return this.#current?.user;
@@ -409,10 +429,15 @@ export class HistoryModel {
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
+    this.#labels = entry.labels === undefined
+      ? undefined
+      : { turnId: entry.turnId, labels: Object.freeze({ ...entry.labels }) };
     if (entry.input) {
+      // References and context items are rendered into the message's text (user_input_text.ts).
+      const text = userMessageText(entry.input);
       const user: ProviderMessage = entry.input.attachments?.length
-        ? { role: "user", text: entry.input.text, attachments: entry.input.attachments }
-        : { role: "user", text: entry.input.text };
+        ? { role: "user", text, attachments: entry.input.attachments }
+        : { role: "user", text };
       this.#current = { user: toHistory(user, undefined, entry.seq), segments: [] };
       this.#exchanges = appended(this.#exchanges, this.#current);
     } else if (entry.retryOf?.mode === "regenerate" && this.#current) {
@@ -469,6 +494,9 @@ export class HistoryModel {
     else segment.messages = appended(segment.messages, message);
   }
 }
+
+/** What `labelsOf` answers for a turn without labels. */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** What `admittedChildEvents` answers before the first child fact (read-only by type). */
 const NO_CHILD_EVENTS: ReadonlySet<string> = new Set();

@@ -23,6 +23,10 @@ export function copyItem(item: ThreadItem): ThreadItem {
   if (copy.tool) copy.tool = copyToolPart(copy.tool);
   if (copy.sources) copy.sources = copy.sources.map((source) => ({ ...source }));
   if (copy.interaction) copy.interaction = copyInteraction(copy.interaction);
+  if (copy.kind === "user") {
+    if (copy.references) copy.references = copy.references.map((ref) => ({ ...ref }));
+    if (copy.context) copy.context = copy.context.map((part) => ({ ...part }));
+  }
   return copy;
 }
 

@@ -8,7 +8,14 @@
 import { nowIso } from "../journal/now_iso.ts";
 import type { HostedToolCall, Usage } from "../provider/gateway.ts";
 import type { WebActivity } from "../tools/web_activity.ts";
-import type { ThreadItem, Todo, ToolItemStatus, TurnSummary, ViewOp } from "./view_types.ts";
+import type {
+  ThreadItem,
+  Todo,
+  ToolItemStatus,
+  TurnSummary,
+  UserItem,
+  ViewOp,
+} from "./view_types.ts";
 import type {
   Entry,
   StepEntry,
@@ -220,14 +227,19 @@ export class ViewModel {
     this.turns.push(summary);
     this.#emitTurns();
     if (entry.input) {
-      this.#add({
+      const item: UserItem = {
         id: itemIds.user(entry.turnId),
         ordinal: 0,
         kind: "user",
         turnId: entry.turnId,
         createdAt: entry.at,
         text: entry.input.text,
-      }, entry.seq);
+      };
+      // Copies: the view hands out its items, the entry stays the journal's.
+      const { references, context } = entry.input;
+      if (references?.length) item.references = references.map((ref) => ({ ...ref }));
+      if (context?.length) item.context = context.map((part) => ({ ...part }));
+      this.#add(item, entry.seq);
     }
   }
 

@@ -137,6 +137,10 @@ export interface UserItem extends ItemBase {
   kind: "user";
   /** The text. */
   text: string;
+  /** The threads (and items) the message referred to, as sent. */
+  references?: { kind: "thread"; threadId: string; itemId?: string }[];
+  /** The labelled context items sent with the message. */
+  context?: { label: string; text: string }[];
   /** Never set on this kind. */
   tool?: never;
   /** Never set on this kind. */

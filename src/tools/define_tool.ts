@@ -29,6 +29,28 @@ export interface ToolContext {
   callId: string;
   /** Aborted when the turn is cancelled or the host shuts down. */
   signal: AbortSignal;
+  /**
+   * The turn's run labels (`send({ labels })`), `{}` when it has none;
+   * read-only (frozen). The model never sees them.
+   */
+  labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a permission function learns besides the call's input: where the
+ * call happens and the turn's run labels.
+ */
+export interface PermissionContext {
+  /** The thread. */
+  threadId: string;
+  /** The turn. */
+  turnId: string;
+  /** The run. */
+  runId: string;
+  /** The provider's call id. */
+  callId: string;
+  /** The turn's run labels, `{}` when it has none (frozen). */
+  labels: Readonly<Record<string, string>>;
 }
 
 /** A handler's result when a plain string is not enough. */
@@ -88,7 +110,7 @@ export interface ToolImplementation {
   /** JSON Schema of the input, derived from the zod schema. */
   readonly inputJsonSchema: Record<string, unknown>;
   /** Decides whether a validated call runs. */
-  permissionFor(input: unknown): PermissionDecision;
+  permissionFor(input: unknown, context: PermissionContext): PermissionDecision;
   /** Runs the call. */
   execute(input: unknown, context: ToolContext): Promise<unknown> | unknown;
 }
@@ -138,7 +160,10 @@ export interface ToolSpec<S extends ToolInputSchema> {
   /** Default `none`. */
   effect?: ToolEffect | undefined;
   /** Default `allow`. */
-  permission?: (PermissionDecision | ((input: ToolInput<S>) => PermissionDecision)) | undefined;
+  permission?:
+    | PermissionDecision
+    | ((input: ToolInput<S>, context: PermissionContext) => PermissionDecision)
+    | undefined;
   /** The handler; a thrown error becomes an `error` result the model sees. */
   execute(
     input: ToolInput<S>,
@@ -202,7 +227,7 @@ export function defineTool<S extends ToolInputSchema>(
     input: spec.input,
     inputJsonSchema,
     permissionFor: typeof permission === "function"
-      ? (input) => permission(input as ToolInput<S>)
+      ? (input, context) => permission(input as ToolInput<S>, context)
       : () => permission,
     execute: (input, context) => spec.execute(input as ToolInput<S>, context),
   });

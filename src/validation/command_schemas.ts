@@ -10,6 +10,13 @@ import { z } from "zod";
 import { MAX_REQUEST_KEY_LENGTH } from "../identity/request_key.ts";
 import type { ImageAttachment } from "../provider/gateway.ts";
 import { isWellFormed } from "./parse_input.ts";
+import {
+  type InputContextItem,
+  inputContextSchema,
+  type InputReference,
+  inputReferencesSchema,
+  runLabelsSchema,
+} from "./turn_input_schemas.ts";
 
 /** A request key: trimmed, 1–256 characters, well-formed UTF-16. */
 export const requestKeySchema: z.ZodType<string> = z.string().trim()
@@ -70,22 +77,29 @@ function bytesMatch(mediaType: string, dataBase64: string): boolean {
   }
 }
 
-/** A user's input: text and optional images. */
+/** A user's input: text, optional images, references and context items. */
 export interface UserInputInput {
   text: string;
   attachments?: ImageAttachment[];
+  references?: InputReference[];
+  context?: InputContextItem[];
 }
 
 /** The longest text of a user's input, in UTF-16 code units. */
 export const MAX_INPUT_TEXT_LENGTH = 1_000_000;
 
-/** A user's input: text, images, or both. */
+/** A user's input: text, images or references (at least one), and context items. */
 export const userInputSchema: z.ZodType<UserInputInput> = z.strictObject({
   text: z.string().max(MAX_INPUT_TEXT_LENGTH),
   attachments: z.array(imageAttachmentSchema).max(32).optional(),
-}).refine((input) => input.text.trim() !== "" || (input.attachments?.length ?? 0) > 0, {
-  message: "Input needs text or an attachment",
-});
+  references: inputReferencesSchema.optional(),
+  context: inputContextSchema.optional(),
+}).refine(
+  (input) =>
+    input.text.trim() !== "" || (input.attachments?.length ?? 0) > 0 ||
+    (input.references?.length ?? 0) > 0,
+  { message: "Input needs text, an attachment or a reference" },
+);
 
 /** `create` input. */
 export interface CreateCommand {
@@ -100,6 +114,8 @@ export interface SendCommand {
   requestKey: string;
   input: UserInputInput;
   supplementalContext?: { title: string; text: string }[];
+  /** Run labels: they reach tools, permission checks, provider requests and observations. */
+  labels?: Record<string, string>;
 }
 /** `respond` input. */
 export interface RespondCommand {
@@ -192,6 +208,7 @@ export const commandSchemas: CommandSchemas = {
     supplementalContext: z.array(
       z.strictObject({ title: z.string().max(500), text: z.string().max(200_000) }),
     ).max(16).optional(),
+    labels: runLabelsSchema.optional(),
   }),
   respond: z.strictObject({
     ...threadKey,

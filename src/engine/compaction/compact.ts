@@ -50,6 +50,8 @@ export interface CompactionDeps {
   begin(start: NewCompactionStart): Promise<boolean>;
   observe<K extends ObservationType>(type: K, detail: ObservationDetails[K]): void;
   newId(prefix: string): string;
+  /** The run's labels: on each summary request, like the run's model requests. */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** Opens the reason of a compaction whose summary request itself failed. */
@@ -136,6 +138,8 @@ export async function compactContext(
   const usage: Usage = {};
   for (const [index, batch] of batches.entries()) {
     const request = await summaryRequest(batch.text, summary, batch.maxOutputTokens);
+    // Not part of the fingerprint, never sent: for gateways that route or meter by them.
+    if (deps.labels && Object.keys(deps.labels).length > 0) request.labels = { ...deps.labels };
     try {
       const output = await callProvider(
         agent.gateway,

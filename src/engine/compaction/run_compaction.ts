@@ -45,6 +45,7 @@ export async function runCompaction(
       begin: (start) => host.commitEntries([start], []),
       observe: (type, detail) => host.observe(type, detail),
       newId: (prefix) => host.newId(prefix),
+      labels: host.labels,
     },
     projection,
     host.history.currentInput(),

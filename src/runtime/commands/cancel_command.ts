@@ -49,7 +49,9 @@ export function cancel(
       throw error;
     }
     observeStopped(ctx.runs.observe, threadId, change?.entries);
-    if (ctx.runs.observing) observeEnded(ctx.runs.observe, threadId, change?.entries);
+    if (ctx.runs.observing) {
+      observeEnded(ctx.runs.observe, threadId, change?.entries, actor.history);
+    }
     // Only now, with the stop committed, is the run told to stop: it can write nothing more.
     actor.stopSettled(run, "The turn was cancelled");
     if (change?.record && actor.record.stopRequest === undefined) {

@@ -84,7 +84,9 @@ async function settleLater(ctx: ServiceContext, actor: ThreadActor, run: ActiveR
       const change = planSettlement(actor, "cancelled", partial);
       if (change) await actor.commit(change);
       observeStopped(ctx.runs.observe, actor.threadId, change?.entries);
-      if (ctx.runs.observing) observeEnded(ctx.runs.observe, actor.threadId, change?.entries);
+      if (ctx.runs.observing) {
+        observeEnded(ctx.runs.observe, actor.threadId, change?.entries, actor.history);
+      }
       actor.stopSettled(mine ?? run, "The turn was cancelled");
       actor.publisher.pushHeard(stoppingOps, actor.record);
     });

@@ -253,6 +253,7 @@ async function commitResolution(
       answered: resolution.type === "answers"
         ? resolution.answers.length + resolution.redacted.length
         : undefined,
+      ...labelsOfTurn(actor.history.labelsOf(state.turnId)),
     });
   }
   if (admitted) {
@@ -283,4 +284,11 @@ function heldSecretsLost(actor: ThreadActor, state: InteractionState): Interacti
     other.id !== state.id && secretRunOf(all, other) === undefined &&
     !actor.unstored.holdsSecret(other.id)
   );
+}
+
+/** `{ labels }` for an event of a turn with run labels, else nothing to add. */
+function labelsOfTurn(
+  labels: Readonly<Record<string, string>>,
+): { labels?: Readonly<Record<string, string>> } {
+  return Object.keys(labels).length > 0 ? { labels } : {};
 }

@@ -10,6 +10,7 @@
 import type { NewEntry } from "../../journal/entries.ts";
 import { nowIso } from "../../journal/now_iso.ts";
 import type { ObservationEvent } from "../../observation/events.ts";
+import type { HistoryReader } from "../../projection/history_model.ts";
 
 /**
  * Emits `turn.ended` for each turn end among committed entries, with the
@@ -18,11 +19,13 @@ import type { ObservationEvent } from "../../observation/events.ts";
  * @param observe the host's observer
  * @param threadId the thread the entries were committed to
  * @param entries what was committed
+ * @param history where the turn's run labels are read (they go with its events)
  */
 export function observeEnded(
   observe: (event: ObservationEvent) => void,
   threadId: string,
   entries: readonly NewEntry[] | undefined,
+  history?: Pick<HistoryReader, "labelsOf">,
 ): void {
   for (const entry of entries ?? []) {
     if (entry.kind !== "turn_ended") continue;
@@ -35,6 +38,8 @@ export function observeEnded(
       failureCode: entry.failure?.code,
     };
     if (entry.runId !== undefined) event.runId = entry.runId;
+    const labels = history?.labelsOf(entry.turnId);
+    if (labels !== undefined && Object.keys(labels).length > 0) event.labels = labels;
     observe(event);
   }
 }

@@ -44,10 +44,13 @@ export function steerQueued(
           `Queued input ${queueId} has changed since it was read`,
         );
       }
-      if (item.input.attachments?.length) {
+      if (
+        item.input.attachments?.length || item.input.references?.length ||
+        item.input.context?.length
+      ) {
         throw new FloretError(
           "invalid_input",
-          `Queued input ${queueId} has attachments, which a steer cannot carry: promote it instead`,
+          `Queued input ${queueId} has attachments, references or context, which a steer cannot carry: promote it instead`,
         );
       }
       const turn = actor.record.active ?? actor.record.waiting;

@@ -147,7 +147,9 @@ export async function deleteThread(
         entries: settled?.entries,
         request: claimOf(key),
       });
-      if (ctx.runs.observing) observeEnded(ctx.runs.observe, threadId, settled?.entries);
+      if (ctx.runs.observing) {
+        observeEnded(ctx.runs.observe, threadId, settled?.entries, actor.history);
+      }
       return true;
     })
   );

@@ -26,6 +26,8 @@ export interface SendCommand {
   requestKey: string;
   input: AdmittedInput;
   supplementalContext?: SupplementalContext[];
+  /** Run labels, validated: the turn keeps them. */
+  labels?: Record<string, string>;
 }
 
 /** What `send` returns. */
@@ -40,8 +42,15 @@ export interface SendResult {
 export function send(ctx: ServiceContext, command: SendCommand): Promise<SendResult> {
   const input: AdmittedInput = { text: command.input.text };
   if (command.input.attachments?.length) input.attachments = command.input.attachments;
+  if (command.input.references?.length) input.references = command.input.references;
+  if (command.input.context?.length) input.context = command.input.context;
   // Where the runtime hashes synchronously, the key is there at once: no await for it.
-  const key = commandKeyNow(command, "send", input);
+  // Labels join the fingerprint only when given: a send without them keeps its old fingerprint.
+  const key = commandKeyNow(
+    command,
+    "send",
+    hasLabels(command.labels) ? { ...input, labels: command.labels } : input,
+  );
   return key instanceof Promise
     ? key.then((known) => sendKeyed(ctx, command, input, known))
     : sendKeyed(ctx, command, input, key);
@@ -77,6 +86,7 @@ function sendKeyed(
           input,
           queuedAt: nowIso(),
         };
+        if (hasLabels(command.labels)) queued.labels = command.labels;
         const { record } = firstMessageTitle(
           actor.record,
           input,
@@ -100,6 +110,7 @@ function sendKeyed(
         requestKey,
         input,
         supplementalContext: command.supplementalContext,
+        labels: hasLabels(command.labels) ? command.labels : undefined,
         claim(id) {
           return claimOf(key, { turnId: id, queued: false });
         },
@@ -155,6 +166,8 @@ export function retry(
             turnId: last.turnId,
             mode: last.outcome === "completed" ? "regenerate" : "resume",
           },
+          // Labels belong to the turn: a retry runs with its source's.
+          labels: actor.history.labelsOf(last.turnId),
           claim(id) {
             return claimOf(key, { turnId: id });
           },
@@ -188,6 +201,13 @@ export function promoteQueued(
         return { turnId, view: actor.snapshot() };
       },
     }));
+}
+
+/** Whether `send` was given at least one run label (`{}` is as good as none). */
+function hasLabels(labels: Record<string, string> | undefined): labels is Record<string, string> {
+  if (labels === undefined) return false;
+  for (const _ in labels) return true;
+  return false;
 }
 
 /** Admits a turn and drives its run (and the turns it hands over to). */

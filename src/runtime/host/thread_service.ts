@@ -55,6 +55,12 @@ export interface ThreadService {
     requestKey: string;
     input: UserInput;
     supplementalContext?: { title: string; text: string }[];
+    /**
+     * Run labels (at most 16 string pairs): the turn keeps them (retries and
+     * restarts too) and they reach `ToolContext.labels`, permission functions,
+     * `ProviderRequest.labels` (never sent to the model) and observations.
+     */
+    labels?: Record<string, string> | undefined;
   }): Promise<{ threadId: string; turnId?: string; queued: boolean; view: ThreadView }>;
   /** Resolves a pending approval or question. */
   respond(input: {

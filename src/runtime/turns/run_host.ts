@@ -98,6 +98,11 @@ export class ThreadRunHost implements RunHost {
     return this.#run.supplementalContext;
   }
 
+  /** The turn's run labels, as its `turn_started` recorded them (`{}` when none). */
+  get labels(): Readonly<Record<string, string>> {
+    return this.#actor.history.labelsOf(this.#run.turnId);
+  }
+
   /** The run of the queued turn this run's end handed over to, if any. */
   get handedOver(): ActiveRun | undefined {
     return this.#next;
@@ -324,6 +329,12 @@ export class ThreadRunHost implements RunHost {
     const shown = run.holdsSecrets ? redactStrings(detail, (text) => run.redact(text)) : detail;
     // `shown` is `detail` with strings redacted: the same fields, so the same event type.
     const event = { type, threadId: this.#actor.threadId, turnId, runId, at, ...shown };
+    // The run's labels go with its events when it has any (they are the host's, never prompt text).
+    const labels = this.#actor.history.labelsOf(turnId);
+    for (const _ in labels) {
+      (event as { labels?: Readonly<Record<string, string>> }).labels = labels;
+      break;
+    }
     this.#deps.observe(event as ObservationEvent);
   }
 

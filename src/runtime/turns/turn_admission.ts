@@ -61,6 +61,8 @@ export interface Admission {
    */
   compaction?: { operationId: string; tokensBefore: number };
   retryOf?: { turnId: string; mode: "resume" | "regenerate" };
+  /** Run labels (recorded on `turn_started` when there is at least one). */
+  labels?: Readonly<Record<string, string>> | undefined;
   /** The queued input this turn takes: it leaves the queue in the same commit. */
   queueId?: string;
   /** What the same commit writes first, planned on the current record: the end of the turn before. */
@@ -75,6 +77,7 @@ export interface Admission {
  */
 export function queuedAdmission(item: QueuedItem, actor: ThreadActor): Admission {
   const admission: Admission = { requestKey: item.requestKey, input: item.input, queueId: item.id };
+  if (item.labels) admission.labels = item.labels;
   const supplemental = actor.unstored.supplemental(item.id);
   if (supplemental) admission.supplementalContext = supplemental;
   return admission;
@@ -166,6 +169,8 @@ export async function admitTurn(
   };
   if (admission.input) started.input = admission.input;
   if (admission.retryOf) started.retryOf = admission.retryOf;
+  const labels = admission.labels;
+  if (labels && Object.keys(labels).length > 0) started.labels = { ...labels };
   const before = admission.after?.(actor.record);
   const base = before?.record ?? actor.record;
   // A retry re-runs the latest turn under the surface that turn recorded (when it recorded one).
