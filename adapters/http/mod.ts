@@ -49,6 +49,8 @@ export type {
   EditQueuedInput,
   Goal,
   ImageAttachment,
+  InputContextItem,
+  InputReference,
   Interaction,
   InteractionBase,
   InteractionItem,
