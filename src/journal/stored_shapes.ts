@@ -80,6 +80,7 @@ export const threadRecordShape: z.ZodType = z.looseObject({
   titleGeneration: num.optional(),
   titleClaim: z.looseObject({ generation: num, owner: str, until: num }).optional(),
   restoredInputs: z.array(queued).optional(),
+  earlierUpdates: z.array(num).optional(),
 });
 
 /** A committed request key. */
