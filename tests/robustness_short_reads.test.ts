@@ -23,8 +23,8 @@ import { rejectsWith, TIMEOUT, watchdog } from "./support/robust.ts";
 type ShortRead = "empty" | "short";
 
 /**
- * A store whose next `failures` list calls over journal entries answer an
- * empty page or only its first half; every other call passes through.
+ * A store whose next `failures` forward list calls over journal entries
+ * answer an empty page or only its first half; every other call passes through.
  */
 function shortReads(inner: KvStore) {
   const state = { failures: 0, kind: "empty" as ShortRead, served: 0 };
@@ -37,7 +37,9 @@ function shortReads(inner: KvStore) {
     close: () => Promise.resolve(),
     async list(selector: KvSelector, options?: KvListOptions): Promise<KvEntry[]> {
       const rows = await inner.list(selector, options);
-      if (state.failures === 0 || !isEntries(selector) || rows.length === 0) return rows;
+      // Forward pages only: the one-row reverse read of the last entry stays true here.
+      if (state.failures === 0 || !isEntries(selector) || options?.reverse) return rows;
+      if (rows.length === 0) return rows;
       state.failures--;
       state.served++;
       return state.kind === "empty" ? [] : rows.slice(0, Math.floor(rows.length / 2));

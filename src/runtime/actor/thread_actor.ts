@@ -446,13 +446,17 @@ export class ThreadActor {
     const sink = new QuietUntilSwapped(this.publisher);
     const projections = new ThreadProjections(sink);
     const path = await PathReader.open(this.journal, current.record);
+    // The last entry first (one row): a run on another host appends without rewriting the
+    // record, so only this tells how far the path reached before the pages were read.
+    const tail = await path.lastSeq();
     const check = new PathCheck();
     const last = await path.forEach((entries) => {
       check.accept(entries);
       for (const entry of entries) projections.apply(entry);
     });
-    // The record's seq, and every entry this host saw land, are committed: the path reaches them.
-    check.reaches(Math.max(current.record.seq, this.#current ? this.#lastSeq : 0));
+    // The record's seq, the tail read before, and every entry this host saw land are
+    // committed (the journal only grows): the pages reach them all.
+    check.reaches(Math.max(current.record.seq, tail, this.#current ? this.#lastSeq : 0));
     sink.swapped();
     return { current, projections, last };
   }
