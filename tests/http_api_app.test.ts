@@ -35,11 +35,14 @@ const ACTIONS: Record<string, string> = {
   "GET /threads/:threadId/parent-events": "view",
 };
 
-/** With `turnControl: true`, beyond http.md's table: both put the user's text into the thread. */
+/**
+ * With `turnControl: true`, beyond http.md's table: an edit puts the user's text into the
+ * thread (`send`); steering redirects the turn under way (`steer`, DESIGN §11).
+ */
 const TURN_CONTROL: Record<string, string> = {
   "PATCH /threads/:threadId/queue/:queueId": "send",
-  "POST /threads/:threadId/steer": "send",
-  "POST /threads/:threadId/queue/:queueId/steer": "send",
+  "POST /threads/:threadId/steer": "steer",
+  "POST /threads/:threadId/queue/:queueId/steer": "steer",
 };
 
 /** The app's routes, one per method and path, read from hono's `app.routes`. */
@@ -79,7 +82,7 @@ describe("building the app", () => {
     await e.host.shutdown();
   });
 
-  test("turnControl adds editQueued and steer, authorized as send; a service without them gets none (404)", async () => {
+  test("turnControl adds editQueued (authorized as send) and steering (as steer); a service without them gets none (404)", async () => {
     const e = await apiEngine([], { turnControl: true });
     const routes = routesOf(e.app).map((r) => `${r.method} ${r.path}`).sort();
     assert.deepEqual(routes, Object.keys({ ...ACTIONS, ...TURN_CONTROL }).sort());

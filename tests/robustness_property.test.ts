@@ -1,7 +1,9 @@
 /**
  * Issue 8, property test: random sequences of commands, tool behaviours
  * (return, throw any value, hang ignoring the signal, return unstorable
- * values), gateway behaviours and store faults against one thread. At each
+ * values), gateway behaviours, store faults, hung store calls (bounded by
+ * `storeTimeoutMs`) and slow host code (an `agentFactory` that takes its
+ * time) against one thread. At each
  * check point: `waitForIdle` resolves within its bound (so the thread is
  * never left `running` with nothing running), every acknowledged input is
  * present exactly once, and every error a caller saw is a FloretError.
@@ -54,6 +56,8 @@ type Command =
   | { cmd: "setTitle"; title: string }
   | { cmd: "promote" }
   | { cmd: "fault"; kind: "throw" | "stale" | "lose"; count: number }
+  /** Store commits hang (never answer) for `ms`; the host's storeTimeoutMs bounds each. */
+  | { cmd: "hang"; ms: number }
   | { cmd: "pause"; ms: number }
   | { cmd: "check" };
 
@@ -129,6 +133,13 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       cmd: fc.constant("fault" as const),
       kind: fc.constantFrom("throw" as const, "stale" as const, "lose" as const),
       count: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      cmd: fc.constant("hang" as const),
+      ms: fc.integer({ min: 1, max: 300 }),
     }),
   },
   {
@@ -232,21 +243,32 @@ function toolsFor(effects: Map<string, number>) {
   ];
 }
 
-async function runSequence(plays: Play[], commands: Command[]): Promise<void> {
+/** Each store call's bound: hung commits fail the command that waits for them this soon. */
+const STORE_TIMEOUT_MS = 100;
+
+async function runSequence(
+  plays: Play[],
+  commands: Command[],
+  factoryDelayMs: number,
+): Promise<void> {
   const store = faultyStore();
   const effects = new Map<string, number>();
-  const host = await openHost({ store });
-  const threads = host.threads({
-    agent: defineAgent({
-      id: "prop",
-      systemPrompt: "s",
-      gateway: playingGateway(plays),
-      tools: toolsFor(effects),
-      maxSteps: 4,
-      providerRetry: { delaysMs: [1, 1] },
-      timeouts: { firstOutputMs: 60 },
-    }),
+  const host = await openHost({ store, storeTimeoutMs: STORE_TIMEOUT_MS });
+  const agent = defineAgent({
+    id: "prop",
+    systemPrompt: "s",
+    gateway: playingGateway(plays),
+    tools: toolsFor(effects),
+    maxSteps: 4,
+    providerRetry: { delaysMs: [1, 1] },
+    timeouts: { firstOutputMs: 60 },
   });
+  // Slow host code: a factory that takes its time (a database look-up, say) on every call.
+  const threads = factoryDelayMs === 0 ? host.threads({ agent }) : host.threads({
+    agentFactory: () =>
+      new Promise<typeof agent>((resolve) => setTimeout(() => resolve(agent), factoryDelayMs)),
+  });
+  const hangs = new Set<ReturnType<typeof setTimeout>>();
   const { threadId } = await threads.create({ requestKey: "create" });
   /** Inputs whose send resolved: they must be present exactly once. */
   const acknowledged = new Set<string>();
@@ -267,6 +289,7 @@ async function runSequence(plays: Play[], commands: Command[]): Promise<void> {
     store.faults.throwCommits = 0;
     store.faults.staleCommits = 0;
     store.faults.loseReplies = 0;
+    store.faults.hangCommits = false;
     let view: ThreadView;
     try {
       view = await threads.waitForIdle(threadId, { timeoutMs: IDLE_BOUND_MS });
@@ -335,6 +358,15 @@ async function runSequence(plays: Play[], commands: Command[]): Promise<void> {
         if (step.kind === "stale") store.faults.staleCommits = step.count;
         if (step.kind === "lose") store.faults.loseReplies = step.count;
         break;
+      case "hang": {
+        store.faults.hangCommits = true;
+        const timer = setTimeout(() => {
+          hangs.delete(timer);
+          store.faults.hangCommits = false;
+        }, step.ms);
+        hangs.add(timer);
+        break;
+      }
       case "pause":
         await new Promise((resolve) => setTimeout(resolve, step.ms));
         break;
@@ -343,6 +375,7 @@ async function runSequence(plays: Play[], commands: Command[]): Promise<void> {
         break;
     }
   }
+  for (const timer of hangs) clearTimeout(timer);
   await check();
   await host.shutdown();
 }
@@ -360,7 +393,9 @@ describe("robustness: property", () => {
           fc.asyncProperty(
             fc.array(play, { maxLength: 12 }),
             fc.array(command, { minLength: 1, maxLength: 12 }),
-            (plays, commands) => watchdog(60_000, () => runSequence(plays, commands), "sequence"),
+            fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 })),
+            (plays, commands, factoryDelayMs) =>
+              watchdog(60_000, () => runSequence(plays, commands, factoryDelayMs), "sequence"),
           ),
           {
             numRuns: RUNS,
@@ -384,6 +419,7 @@ describe("robustness: property", () => {
                   { cmd: "cancel", mode: "graceful" },
                   { cmd: "setTitle", title: "ART}" },
                 ],
+                0,
               ] as never,
               // Seed 1076032252: a graceful stop whose settling commit failed left the
               // turn running with a deaf tool behind it and nobody to settle it.
@@ -407,6 +443,24 @@ describe("robustness: property", () => {
                   { cmd: "pause", ms: 2 },
                   { cmd: "fault", kind: "throw", count: 2 },
                 ],
+                0,
+              ] as never,
+              // Hung commits while a run works, with a slow factory: every command that
+              // waited for one fails storage_failure, and the thread settles afterwards.
+              [
+                [
+                  { play: "tool", tool: { mode: "hang", ms: 50 }, calls: 1, effect: "write" },
+                  { play: "text", text: "done" },
+                ],
+                [
+                  { cmd: "send", key: 1 },
+                  { cmd: "hang", ms: 250 },
+                  { cmd: "send", key: 2 },
+                  { cmd: "cancel", mode: "graceful" },
+                  { cmd: "check" },
+                  { cmd: "send", key: 3 },
+                ],
+                20,
               ] as never,
             ],
           },

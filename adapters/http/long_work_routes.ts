@@ -2,9 +2,9 @@
  * The third wave's long-work routes (http.md "Third wave"): the thread goal,
  * turning a queued input into a steer, and the children's facts.
  *
- * The contract's `HttpAction` list is closed: goal changes ask `authorize`
- * about `send` (they decide what the agent works on, and a submit starts a
- * turn), the children's facts about `view`.
+ * Goal changes ask `authorize` about `send` (they decide what the agent works
+ * on, and a submit starts a turn), turning a queued input into a steer about
+ * `steer`, the children's facts about `view`.
  *
  * @module
  */
@@ -48,7 +48,7 @@ export const LONG_WORK_ROUTES: readonly ApiRoute[] = [
   ),
   {
     ...mutation(
-      "send",
+      "steer",
       "POST",
       "/threads/:threadId/queue/:queueId/steer",
       z.strictObject({ expectedText: z.string() }),

@@ -24,10 +24,11 @@ import { wireJson } from "./wire_json.ts";
 
 /**
  * What `authorize` is asked about: the service method a route calls (or
- * `chat`). The turn-control routes (`editQueued`, `steer`) ask about `send`:
- * like a message, they put the user's text into the thread. The chat route
- * asks about `chat`, and also about `respond` when it answers approvals or
- * questions.
+ * `chat`). Editing a queued input asks about `send`: like a message, it puts
+ * the user's text into the thread. Steering (`…/steer`, `…/queue/:queueId/steer`)
+ * asks about `steer`: it redirects the turn under way, which a host may allow
+ * fewer callers than sending. The chat route asks about `chat`, and also about
+ * `respond` when it answers approvals or questions.
  */
 export type HttpAction =
   | "create"
@@ -48,7 +49,8 @@ export type HttpAction =
   | "artifact"
   | "waitForIdle"
   | "subscribe"
-  | "chat";
+  | "chat"
+  | "steer";
 
 /** What a route handler gets. */
 export interface RouteCall {
@@ -298,7 +300,7 @@ export const ROUTES: readonly ApiRoute[] = [
   },
   {
     ...mutation(
-      "send",
+      "steer",
       "POST",
       "/threads/:threadId/steer",
       z.strictObject({ text: z.string() }),

@@ -42,7 +42,9 @@ export interface ThreadApiOptions {
    * and every other thread answers 404 `thread_not_found`); anything else
    * answers 403 `forbidden`.
    */
-  authorize: (check: AuthorizeCheck) => AuthorizeVerdict | Promise<AuthorizeVerdict>;
+  // Method syntax on purpose: an `authorize` written against an earlier, narrower
+  // `HttpAction` (without `steer`) still type-checks here.
+  authorize(check: AuthorizeCheck): AuthorizeVerdict | Promise<AuthorizeVerdict>;
   /** A prefix of every route, such as `"/api"`; defaults to `""`. */
   basePath?: string | undefined;
   /** How often streams send a `: ping` comment line; defaults to 15 000 ms. */
@@ -51,8 +53,10 @@ export interface ThreadApiOptions {
    * Also serve the turn control of the in-process service, beyond http.md's
    * table: `PATCH /threads/:threadId/queue/:queueId` `{text, expectedText}`
    * (`editQueued`) and `POST /threads/:threadId/steer` `{text}` (`steer`), both
-   * 200 `{view}`; `authorize` sees them as `send` (they put the user's text
-   * into the thread). Defaults to `false`, which keeps the app to http.md's
+   * 200 `{view}`; `authorize` sees the edit as `send` (it puts the user's text
+   * into the thread) and steering (here and `POST …/queue/:queueId/steer`) as
+   * `steer`, so a host can let users send without letting them redirect a
+   * turn under way. Defaults to `false`, which keeps the app to http.md's
    * routes; a service without those methods gets no such routes either way.
    */
   turnControl?: boolean | undefined;

@@ -15,6 +15,7 @@ import { encodeText, encodeValue } from "./codec.ts";
 import type { Entry } from "./entries.ts";
 import type { ThreadCommit } from "./journal.ts";
 import { keys } from "./keys.ts";
+import { noteEarlierUpdate } from "./list_order.ts";
 import type { ThreadRecord } from "./thread_record.ts";
 
 /** Where a thread commit's checks and writes go: a store operation, or a plan. */
@@ -130,6 +131,10 @@ function writeCommit(change: ThreadCommit, sink: CommitSink): void {
   const threadId = record?.id ?? expected!.record.id;
   sink.checkThread(threadId, expected?.version ?? null);
   if (record) {
+    if (expected && expected.record.updatedAt !== record.updatedAt) {
+      // Before the record's text is made: the thread's place in the list moves (list_order.ts).
+      noteEarlierUpdate(record, expected.record);
+    }
     sink.setThread(threadId, record);
     if (expected?.record.updatedAt !== record.updatedAt) {
       if (expected) {

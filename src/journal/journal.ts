@@ -241,6 +241,23 @@ export class Journal {
     return rows.map((row) => ({ threadId: row.key[2] as string, key: row.key }));
   }
 
+  /**
+   * The `updated` index rows of threads updated after `at` (epoch ms), newest
+   * first, at most `limit`: the threads that moved since a listing began.
+   */
+  async updatedAfter(at: number, limit: number): Promise<{ threadId: string; key: KvKey }[]> {
+    const rows = await guard(() =>
+      this.#store.list(
+        {
+          start: [...keys.updatedAll(), at + 1],
+          end: [...keys.updatedAll(), Number.MAX_SAFE_INTEGER],
+        },
+        { reverse: true, limit },
+      )
+    );
+    return rows.map((row) => ({ threadId: row.key[2] as string, key: row.key }));
+  }
+
   /** Lists the ids under a two-part index prefix (forks of a thread, children of a thread). */
   async indexed(prefix: KvKey): Promise<string[]> {
     const rows = await guard(() => this.#store.list({ prefix }));

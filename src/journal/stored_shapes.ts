@@ -90,6 +90,7 @@ export const threadRecordShape: z.ZodType = z.looseObject({
   titleClaim: z.looseObject({ generation: num, owner: str, until: num }).optional(),
   restoredInputs: z.array(queued).optional(),
   surface: str.optional(),
+  earlierUpdates: z.array(num).optional(),
 });
 
 /** A recorded turn surface (see src/engine/turn_surface.ts). */

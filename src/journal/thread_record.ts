@@ -73,6 +73,12 @@ export interface ThreadRecord {
   restoredInputs?: QueuedItem[];
   /** The thread's goal (see goals/goal_state.ts); forks copy it. */
   goal?: StoredGoal;
+  /**
+   * The update times (epoch ms) before `updatedAt`, newest first, a few only:
+   * where the thread stood in the list earlier, so a list cursor keeps its
+   * place while threads move (see journal/list_order.ts).
+   */
+  earlierUpdates?: number[];
   /** A durable graceful stop of the active turn (see runtime/commands/graceful_stop.ts). */
   stopRequest?: { turnId: string; mode: "immediate" | "graceful"; requestedAt: string };
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { consistentRead, PathCheck } from "../../journal/consistent_read.ts";
 import { nowIso } from "../../journal/now_iso.ts";
 import { FloretError } from "../../errors.ts";
 import { newId } from "../../identity/ids.ts";
@@ -63,7 +64,15 @@ function forkFrom(
       replanned = true;
       source.assertLive();
       const cut = cutSeq(source, atItemId);
-      const entries = await ctx.journal.readPath(source.record, cut);
+      // The source's entries up to the cut are committed (its actor saw them): a read
+      // that comes back short is read again, never forked from (consistent_read.ts).
+      const entries = await consistentRead(async () => {
+        const read = await ctx.journal.readPath(source.record, cut);
+        const check = new PathCheck();
+        check.accept(read);
+        check.reaches(cut);
+        return read;
+      }, `thread ${threadId}`);
       return {
         replayed: undefined,
         cut,

@@ -1,7 +1,9 @@
 /**
  * Renews this host's leases on the turns it runs, so other hosts sharing the
  * store never take them for abandoned. Every commit renews a lease already;
- * this covers long model calls and long tools.
+ * this covers long model calls and long tools. The same tick looks for turns
+ * of local runs that another host ended (foreign_end.ts), so a cancel on
+ * another host stops the run within about a second.
  *
  * The timer must not keep an idle host's process alive. Where the runtime's
  * timer handle can be unreferenced (Node, Bun), the last run's end
@@ -14,6 +16,7 @@
  */
 import type { ActorCache } from "../turns/actor_cache.ts";
 import { leaseNeedsRenewal, type Ownership } from "../actor/ownership.ts";
+import { ForeignEndWatch, WATCH_MS } from "./foreign_end.ts";
 
 type TimerHandle = ReturnType<typeof setInterval>;
 
@@ -34,6 +37,7 @@ export class LeaseKeeper {
   /** Shut down: no timer is armed again (a run that starts late must not hold the process). */
   #closed = false;
   readonly #tick: () => void;
+  readonly #watch = new ForeignEndWatch();
 
   constructor(actors: ActorCache, ownership: Ownership) {
     this.#actors = actors;
@@ -47,7 +51,10 @@ export class LeaseKeeper {
     this.#running++;
     if (this.#closed) return;
     if (this.#timer === undefined) {
-      this.#timer = setInterval(this.#tick, Math.max(10, this.#ownership.leaseTtlMs / 3));
+      // Renewals wait for a third of the lease (leaseNeedsRenewal): a tick more often than
+      // that costs one version read per running thread, not a write.
+      const every = Math.min(WATCH_MS, this.#ownership.leaseTtlMs / 3);
+      this.#timer = setInterval(this.#tick, Math.max(10, every));
       this.#referenced = true;
     } else if (!this.#referenced) {
       (this.#timer as unknown as Unreferenced).ref();
@@ -85,8 +92,12 @@ export class LeaseKeeper {
       this.stop();
       return;
     }
+    const running = new Set<string>();
     for (const actor of this.#actors.all()) {
-      if (!actor.run || !leaseNeedsRenewal(actor.record, this.#ownership)) continue;
+      if (!actor.run) continue;
+      running.add(actor.threadId);
+      this.#watch.look(actor);
+      if (!leaseNeedsRenewal(actor.record, this.#ownership)) continue;
       // Committing the unchanged record stamps a fresh lease on it.
       actor.exclusive(() => actor.run ? actor.commit({ record: actor.record }) : undefined).catch(
         // A conflict has reloaded the actor (and stopped a run whose turn was ended
@@ -94,6 +105,7 @@ export class LeaseKeeper {
         noop,
       );
     }
+    this.#watch.prune(running);
   }
 }
 

@@ -15,7 +15,7 @@ import { retryStale } from "../actor/stale_retry.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { ServiceContext } from "../commands/service_context.ts";
 import { listChildren } from "../../subagents/child_list.ts";
-import { summarize } from "./thread_summary.ts";
+import { listRoots } from "./root_list.ts";
 import { coldHistoryPage, type HistoryPage } from "./cold_history.ts";
 import type { ViewReader } from "../../projection/view_model.ts";
 import { copyItem } from "../../projection/item_copy.ts";
@@ -85,32 +85,7 @@ export async function list(
   if (options.parentThreadId !== undefined) {
     return await listChildren(ctx, options.parentThreadId, limit, options.cursor, tenant);
   }
-  let after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  const threads: ThreadSummary[] = [];
-  let lastKey: ReturnType<typeof keys.updated> | undefined;
-  // The index holds child threads too: read on until the page is full of roots.
-  for (;;) {
-    const rows = await ctx.journal.recentlyUpdated(limit + 1, after);
-    const records = await ctx.journal.threads(rows.map((row) => row.threadId));
-    for (const [at, record] of records.entries()) {
-      if (!record || record.deleted || record.parentThreadId) continue;
-      // A tenant sees its own threads only; no tenant means every thread.
-      if (tenant !== undefined && record.tenant !== tenant) continue;
-      if (threads.length === limit) {
-        return { threads, cursor: `${lastKey![1]}~${lastKey![2]}` };
-      }
-      threads.push(summarize(record, ctx.actors.loaded(record.id)?.status ?? record.status));
-      lastKey = rows[at].key;
-    }
-    if (rows.length <= limit) return { threads };
-    after = rows[rows.length - 1].key;
-  }
-}
-
-function decodeCursor(cursor: string): ReturnType<typeof keys.updated> {
-  const match = /^(\d+)~(thread_[0-9a-z]+)$/.exec(cursor);
-  if (!match) throw new FloretError("invalid_input", `Invalid list cursor: ${cursor}`);
-  return keys.updated(Number(match[1]), match[2]);
+  return await listRoots(ctx, limit, tenant, options.cursor);
 }
 
 function pageLimit(limit: number | undefined, fallback: number, max: number): number {
