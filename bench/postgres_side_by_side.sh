@@ -21,8 +21,8 @@ for pass in $(seq 1 "$PASSES"); do
     set -- $workload
     args=(--variant postgres --mode "$1" --n "$2")
     [ "$1" = conc ] && args+=(--convs 200)
-    node --import tsx bench/overhead.ts "${args[@]}" | grep '^RESULT' >> "$OUT/pass-$pass.jsonl"
-    (cd bench/peers_postgres && node langgraph_postgres.mjs "${args[@]}") | grep '^RESULT' >> "$OUT/pass-$pass.jsonl"
+    node --import tsx bench/overhead.ts "${args[@]}" | sed -n "s/^RESULT //p" >> "$OUT/pass-$pass.jsonl"
+    (cd bench/peers_postgres && node langgraph_postgres.mjs "${args[@]}") | sed -n "s/^RESULT //p" >> "$OUT/pass-$pass.jsonl"
   done
 done
 node --import tsx bench/lib/ratios.ts "$OUT"/pass-*.jsonl

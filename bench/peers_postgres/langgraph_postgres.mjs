@@ -104,6 +104,14 @@ await runBench("langgraph", {
   const database = await freshDatabase();
   // The same pool size as Floret's postgres variant (20 connections).
   const pool = new pg.Pool({ connectionString: database.url, max: 20 });
+  // pool.end() can resolve while a client is still closing; the DROP … WITH
+  // (FORCE) at teardown then terminates it, and pg emits that on the pool. An
+  // error while the pool is in use is a failed measurement and still throws.
+  let tearingDown = false;
+  pool.on("error", (error) => {
+    if (!tearingDown) throw error;
+    console.error(`langgraph pool closed at teardown: ${error.message}`);
+  });
   const checkpointer = new PostgresSaver(pool);
   await checkpointer.setup();
   const agent = createReactAgent({
@@ -128,6 +136,7 @@ await runBench("langgraph", {
       };
     },
     async teardown() {
+      tearingDown = true;
       await pool.end();
       await database.drop();
       return {};
