@@ -21,7 +21,8 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { availableParallelism } from "node:os";
 import { startPostgres } from "./postgres_server.mjs";
 import { bunReport, denoReport, firstLines, nodeReport } from "./test_reports.mjs";
@@ -159,23 +160,61 @@ async function checkCoreDeps() {
 }
 
 const files = `${testFiles.length} test file${testFiles.length === 1 ? "" : "s"}`;
+
+// Node's runner starts one process per file, and under tsx every process loads
+// and transforms the engine's module graph again: about a second of CPU per
+// file, more than most files' own tests, and on two cores it made the node step
+// the gate's long pole. So the whole suite runs as NODE_SHARDS shard modules,
+// each importing its share of the files (one process, one module load), the
+// shards side by side. Bun already runs every file in one process, so no file
+// relies on a process of its own. The shares are balanced by each file's time
+// in an earlier gate (scripts/test_weights.json, seconds; refresh it from
+// .tmp/gate/durations.tsv when files are added — an unknown file counts 1 s).
+// A few chosen files still run one process each.
+const NODE_SHARDS = Number(process.env.FLORET_NODE_SHARDS) || 4;
+function nodeShards() {
+  if (testFiles.length <= NODE_SHARDS * 2) return testFiles;
+  const weights = JSON.parse(readFileSync("scripts/test_weights.json", "utf8"));
+  const shards = Array.from({ length: NODE_SHARDS }, () => ({ seconds: 0, files: [] }));
+  const heaviestFirst = [...testFiles].sort((a, b) => (weights[b] ?? 1) - (weights[a] ?? 1));
+  for (const file of heaviestFirst) {
+    const lightest = shards.reduce((min, shard) => (shard.seconds < min.seconds ? shard : min));
+    lightest.seconds += weights[file] ?? 1;
+    lightest.files.push(file);
+  }
+  const dir = join(LOGS, "node-shards");
+  mkdirSync(dir, { recursive: true });
+  return shards.map((shard, i) => {
+    const path = join(dir, `shard-${i + 1}.mjs`);
+    const imports = shard.files.sort().map((file) =>
+      `import ${JSON.stringify(pathToFileURL(resolve(file)).href)};`
+    );
+    writeFileSync(
+      path,
+      `// ${shard.files.length} test files, about ${Math.round(shard.seconds)} s\n${
+        imports.join("\n")
+      }\n`,
+    );
+    return path;
+  });
+}
 /** Every step: what it checks (printed instead of its command line) and how to run it. */
 const steps = [
   // The runtimes first: they take longest, so they start first.
   {
     name: "node",
-    what: `${files} under node --test (${nodeFiles} files at a time)`,
+    what: `${files} under node --test (${NODE_SHARDS} processes side by side)`,
     run: () =>
       exec("node", process.execPath, [
         "--import",
         "tsx",
         "--test",
-        `--test-concurrency=${nodeFiles}`,
+        `--test-concurrency=${NODE_SHARDS}`,
         "--test-reporter=dot",
         "--test-reporter-destination=stdout",
         "--test-reporter=./scripts/node_test_events.mjs",
         `--test-reporter-destination=${log("node", "jsonl")}`,
-        ...testFiles,
+        ...nodeShards(),
       ]),
     report: (output) => nodeReport(readIfThere(log("node", "jsonl")), output),
   },
