@@ -172,16 +172,39 @@ const files = `${testFiles.length} test file${testFiles.length === 1 ? "" : "s"}
 // .tmp/gate/durations.tsv when files are added — an unknown file counts 1 s).
 // A few chosen files still run one process each.
 const NODE_SHARDS = Number(process.env.FLORET_NODE_SHARDS) || 4;
-function nodeShards() {
-  if (testFiles.length <= NODE_SHARDS * 2) return testFiles;
+// bun test runs its files one after another in one process, and most of their
+// time is waiting; two bun processes with half the files each overlap it.
+const BUN_SHARDS = testFiles.length > 8 ? Number(process.env.FLORET_BUN_SHARDS) || 2 : 1;
+
+/** Splits files into n shares of about equal weight (heaviest first, each to the lightest share). */
+function balance(files, n) {
   const weights = JSON.parse(readFileSync("scripts/test_weights.json", "utf8"));
-  const shards = Array.from({ length: NODE_SHARDS }, () => ({ seconds: 0, files: [] }));
-  const heaviestFirst = [...testFiles].sort((a, b) => (weights[b] ?? 1) - (weights[a] ?? 1));
+  const shards = Array.from({ length: n }, () => ({ seconds: 0, files: [] }));
+  const heaviestFirst = [...files].sort((a, b) => (weights[b] ?? 1) - (weights[a] ?? 1));
   for (const file of heaviestFirst) {
     const lightest = shards.reduce((min, shard) => (shard.seconds < min.seconds ? shard : min));
     lightest.seconds += weights[file] ?? 1;
     lightest.files.push(file);
   }
+  return shards;
+}
+
+/** The bun shards' reports as one: counts added up, skips, durations and errors side by side. */
+function mergeReports(reports) {
+  if (reports.some((report) => report === null)) return null;
+  return {
+    passed: reports.reduce((sum, r) => sum + r.passed, 0),
+    failed: reports.reduce((sum, r) => sum + r.failed, 0),
+    skipped: reports.reduce((sum, r) => sum + r.skipped, 0),
+    skips: reports.flatMap((r) => r.skips),
+    durations: reports.flatMap((r) => r.durations),
+    errors: reports.flatMap((r) => r.errors),
+  };
+}
+let bunRuns = [];
+function nodeShards() {
+  if (testFiles.length <= NODE_SHARDS * 2) return testFiles;
+  const shards = balance(testFiles, NODE_SHARDS);
   const dir = join(LOGS, "node-shards");
   mkdirSync(dir, { recursive: true });
   return shards.map((shard, i) => {
@@ -231,20 +254,30 @@ const steps = [
   },
   {
     name: "bun",
-    what: `${files} under bun test`,
-    run: () =>
-      exec("bun", bin("bun"), [
-        "test",
-        // Bun alone gives each test 5 s unless it says otherwise (node and deno
-        // give no limit), which a loaded machine overruns; tests that need a
-        // bound set their own.
-        "--timeout=30000",
-        "--only-failures",
-        "--reporter=junit",
-        `--reporter-outfile=${log("bun", "xml")}`,
-        ...testFiles.map((f) => (f.startsWith(".") || f.startsWith("/") ? f : `./${f}`)),
-      ]),
-    report: (output) => bunReport(output, readIfThere(log("bun", "xml"))),
+    what: `${files} under bun test (${BUN_SHARDS} processes side by side)`,
+    run: async () => {
+      const shards = BUN_SHARDS === 1 ? [{ files: testFiles }] : balance(testFiles, BUN_SHARDS);
+      bunRuns = await Promise.all(shards.map((shard, i) =>
+        exec(`bun-${i + 1}`, bin("bun"), [
+          "test",
+          // Bun alone gives each test 5 s unless it says otherwise (node and deno
+          // give no limit), which a loaded machine overruns; tests that need a
+          // bound set their own.
+          "--timeout=30000",
+          "--only-failures",
+          "--reporter=junit",
+          `--reporter-outfile=${log(`bun-${i + 1}`, "xml")}`,
+          ...shard.files.sort().map((f) => (f.startsWith(".") || f.startsWith("/") ? f : `./${f}`)),
+        ])
+      ));
+      const output = bunRuns.map((run) => run.output).join("\n");
+      writeFileSync(log("bun"), output);
+      return { code: bunRuns.find((run) => run.code !== 0)?.code ?? 0, output };
+    },
+    report: () =>
+      mergeReports(
+        bunRuns.map((run, i) => bunReport(run.output, readIfThere(log(`bun-${i + 1}`, "xml")))),
+      ),
   },
   {
     name: "package",
