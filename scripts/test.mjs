@@ -267,7 +267,9 @@ const steps = [
           "--only-failures",
           "--reporter=junit",
           `--reporter-outfile=${log(`bun-${i + 1}`, "xml")}`,
-          ...shard.files.sort().map((f) => (f.startsWith(".") || f.startsWith("/") ? f : `./${f}`)),
+          ...[...shard.files].sort().map((
+            f,
+          ) => (f.startsWith(".") || f.startsWith("/") ? f : `./${f}`)),
         ])
       ));
       const output = bunRuns.map((run) => run.output).join("\n");
