@@ -1,6 +1,9 @@
 // The engine on a remote libSQL database (a local Hrana-over-HTTP server, as
 // Turso speaks it): a tool conversation survives a restart, and each tool step
-// costs exactly two round trips — its two commits, nothing else.
+// costs exactly two round trips — its two commits, nothing else. The only
+// other requests a run may make are the lease tick's one-key looks at the
+// thread record (every 500 ms while a run lives, so their number depends on
+// the machine's speed): they are told apart and checked, not counted.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,6 +14,7 @@ import { libsqlStore } from "@floret/engine/libsql";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { type HranaServer, startHranaServer } from "./support/hrana_server.ts";
 import { addTool } from "./support/engine.ts";
+import { decodeKey } from "../src/spi/key_codec.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "floret-remote-"));
 let server: HranaServer;
@@ -32,7 +36,7 @@ function toolSteps(n: number): ScriptStep[] {
   ];
 }
 
-/** HTTP requests spent by one conversation of `n` tool steps on a warm host. */
+/** Write round trips spent by one conversation of `n` tool steps on a warm host. */
 async function requestsFor(n: number): Promise<number> {
   const url = server.newDatabaseUrl();
   const host = await openHost({ store: libsqlStore({ url }) });
@@ -45,11 +49,20 @@ async function requestsFor(n: number): Promise<number> {
     }),
   });
   const { threadId } = await threads.create({ requestKey: "c" });
-  const before = server.requests;
+  const before = server.writes;
+  const readsBefore = server.reads.length;
   await threads.send({ threadId, requestKey: "s", input: { text: "count" } });
   const view = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
-  const spent = server.requests - before;
+  const spent = server.writes - before;
   assert.equal(view.items.at(-1)?.text, `done after ${n}`);
+  // The send looks up its request key once; any other read is the lease tick's look
+  // at this thread's record, one key.
+  const reads = server.reads.slice(readsBefore).map((read) => read.map((b) => decodeKey(b)));
+  const looks = reads.filter((keys) =>
+    JSON.stringify(keys) !== JSON.stringify([["req", threadId, "s"]])
+  );
+  assert.equal(reads.length - looks.length, 1, JSON.stringify(reads));
+  for (const keys of looks) assert.deepEqual(keys, [["thread", threadId]]);
   await host.shutdown();
   return spent;
 }

@@ -4,7 +4,8 @@
 // opened with the native `libsql` driver, and every pipeline request runs to
 // completion before the next one on the same database starts, like one
 // sqld connection per stream. It counts HTTP requests so tests can assert
-// round trips.
+// round trips, and keeps a log of pipelines that only read (with the blob
+// arguments they read) so a test can tell a commit from a look.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -43,6 +44,10 @@ type Db = InstanceType<typeof Database>;
 export interface HranaServer {
   /** HTTP requests received so far. */
   readonly requests: number;
+  /** Pipeline requests that changed a database or held a transaction open. */
+  readonly writes: number;
+  /** Per pipeline request that only read, the blob arguments it read (in order received). */
+  readonly reads: readonly Uint8Array[][];
   /** A URL for a fresh, empty database on this server. */
   newDatabaseUrl(): string;
   /** Stops the server and closes every database. */
@@ -79,12 +84,17 @@ function toValue(value: unknown): Value {
 
 class Stream {
   sqls = new Map<number, string>();
+  /** Whether the request being handled ran anything but a reading statement. */
+  wrote = false;
+  /** Blob arguments of the reading statements of the request being handled. */
+  blobs: Uint8Array[] = [];
   constructor(readonly db: Db) {}
 
   execute(stmt: Stmt): unknown {
     const sql = stmt.sql ?? this.sqls.get(stmt.sql_id ?? -1);
     if (sql === undefined) throw new Error("SQL text not found");
     const args = (stmt.args ?? []).map(toArg);
+    const blobs = args.filter((arg): arg is Uint8Array => arg instanceof Uint8Array);
     if (stmt.named_args?.length) {
       throw new Error("named arguments are not supported by the test server");
     }
@@ -103,6 +113,7 @@ class Stream {
         decltype: col.type,
       }));
       const rows = prepared.all(args) as unknown[][];
+      this.blobs.push(...blobs);
       return {
         cols,
         rows: stmt.want_rows === false ? [] : rows.map((row) => row.map(toValue)),
@@ -110,6 +121,7 @@ class Stream {
         last_insert_rowid: null,
       };
     }
+    this.wrote = true;
     const info = prepared.run(args) as { changes: number; lastInsertRowid: number | bigint };
     return {
       cols: [],
@@ -158,6 +170,7 @@ class Stream {
       case "batch":
         return { type: "batch", result: this.batch(request.batch?.steps ?? []) };
       case "sequence":
+        this.wrote = true;
         this.db.exec(request.sql ?? this.sqls.get(request.sql_id ?? -1) ?? "");
         return { type: "sequence" };
       case "store_sql":
@@ -198,6 +211,8 @@ export async function startHranaServer(dir: string): Promise<HranaServer> {
   const databases = new Map<string, { db: Db; queue: Promise<unknown> }>();
   const streams = new Map<string, Stream>();
   let requests = 0;
+  let writes = 0;
+  const reads: Uint8Array[][] = [];
   let batons = 0;
 
   const pipeline = (name: string, text: string): Promise<unknown> => {
@@ -209,6 +224,8 @@ export async function startHranaServer(dir: string): Promise<HranaServer> {
       if (!stream) throw new Error("unknown baton");
       if (input.baton) streams.delete(input.baton);
       let open = true;
+      stream.wrote = false;
+      stream.blobs = [];
       const results = input.requests.map((req) => {
         if (req.type === "close") open = false;
         try {
@@ -217,6 +234,9 @@ export async function startHranaServer(dir: string): Promise<HranaServer> {
           return { type: "error", error: failure(error) };
         }
       });
+      // A pipeline that leaves a transaction open holds its database: it counts as a write.
+      if (stream.wrote || stream.db.inTransaction) writes += 1;
+      else if (stream.blobs.length > 0) reads.push(stream.blobs);
       let baton: string | null = null;
       if (open) streams.set(baton = `baton-${++batons}`, stream);
       else stream = undefined;
@@ -247,6 +267,10 @@ export async function startHranaServer(dir: string): Promise<HranaServer> {
     get requests() {
       return requests;
     },
+    get writes() {
+      return writes;
+    },
+    reads,
     newDatabaseUrl() {
       const name = `db${databases.size + 1}`;
       databases.set(name, { db: new Database(join(dir, `${name}.db`)), queue: Promise.resolve() });
