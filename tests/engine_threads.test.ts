@@ -314,7 +314,9 @@ describe("host", () => {
     const store = memoryStore();
     const shared = { ...store, close: () => Promise.resolve() };
     const gateway = scriptedGateway([{ hang: true }]);
-    const owner = await openHost({ store: shared, hostId: "web-1", leaseTtlMs: 60 });
+    // Long enough that a stall of a busy machine cannot let the lease lapse before the
+    // cancel (the other host would then settle the turn `interrupted` instead).
+    const owner = await openHost({ store: shared, hostId: "web-1", leaseTtlMs: 1000 });
     const agent = defineAgent({ id: "a", systemPrompt: "s", gateway });
     const threads1 = owner.threads({ agent });
     const { threadId } = await threads1.create({ requestKey: "c" });
@@ -334,7 +336,9 @@ describe("host", () => {
     const { scriptedGateway } = await import("@floret/engine/testing");
     const store = memoryStore();
     const shared = { ...store, close: () => Promise.resolve() };
-    const first = await openHost({ store: shared, hostId: "web-1", leaseTtlMs: 40 });
+    // A lease long enough that no stall of a busy machine lets it lapse before the
+    // early look below (a 40 ms lease once did on a loaded CI run), short enough to wait out.
+    const first = await openHost({ store: shared, hostId: "web-1", leaseTtlMs: 1000 });
     const agent = defineAgent({
       id: "a",
       systemPrompt: "s",
@@ -351,7 +355,7 @@ describe("host", () => {
     );
     await early.shutdown();
     await first.shutdown(); // stops the run without settling it, like a crash would
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 1050));
     const second = await openHost({ store: shared, hostId: "web-2", leaseTtlMs: 40 });
     const view = await second.threads({ agent }).view(threadId);
     assert.deepEqual(lastTurn(view), { outcome: "interrupted", code: "interrupted" });
