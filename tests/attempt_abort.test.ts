@@ -2,7 +2,7 @@
 // read, and it says the same as an eagerly made one would.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AttemptAbort } from "../src/engine/attempt_abort.ts";
+import { AttemptAbort } from "../src/engine/attempt/attempt_abort.ts";
 
 test("the signal read before the abort is aborted by it, with its reason, before the watcher hears", () => {
   const attempt = new AttemptAbort();

@@ -3,7 +3,7 @@
 // waits for the new one, and a stopped clock never fires.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AttemptClock } from "../src/engine/attempt_clock.ts";
+import { AttemptClock } from "../src/engine/attempt/attempt_clock.ts";
 import type { ProviderError } from "../src/provider/provider_error.ts";
 
 const LONG = 60_000;

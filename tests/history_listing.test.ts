@@ -12,7 +12,7 @@ import type { Entry } from "../src/journal/entries.ts";
 import { roughCounter } from "../src/context/token_counter.ts";
 import { canonicalJson } from "../src/identity/canonical_json.ts";
 import { sha256Hex } from "../src/identity/fingerprint.ts";
-import { freezeRequest, projectRequest } from "../src/engine/request_builder.ts";
+import { freezeRequest, projectRequest } from "../src/engine/attempt/request_builder.ts";
 import type { ProviderMessage, ProviderRequest } from "../src/provider/gateway.ts";
 import { defineAgent } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";

@@ -3,9 +3,9 @@
 // flight is tracked and ends with the tool signal.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { settledBatch } from "../src/engine/settled_batch.ts";
-import type { RunHost } from "../src/engine/run_loop.ts";
-import type { BatchResult } from "../src/engine/tool_runner.ts";
+import { settledBatch } from "../src/engine/calls/settled_batch.ts";
+import type { RunHost } from "../src/engine/run/run_loop.ts";
+import type { BatchResult } from "../src/engine/calls/tool_runner.ts";
 
 function hostWith(controller: AbortController): { host: RunHost; tracked: Promise<unknown>[] } {
   const tracked: Promise<unknown>[] = [];

@@ -3,7 +3,7 @@
 // plain signal as a switch says what the signal says.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { signalSwitch, StepAbort } from "../src/engine/step_abort.ts";
+import { signalSwitch, StepAbort } from "../src/engine/attempt/step_abort.ts";
 
 test("a step switch stops once, with its first reason, telling each watcher once", () => {
   const step = new StepAbort();

@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineTool, implementationOf } from "../src/tools/define_tool.ts";
-import { runBatch } from "../src/engine/tool_runner.ts";
-import type { PlannedCall } from "../src/engine/tool_calls.ts";
+import { runBatch } from "../src/engine/calls/tool_runner.ts";
+import type { PlannedCall } from "../src/engine/calls/tool_calls.ts";
 
 const started: string[] = [];
 

@@ -13,7 +13,7 @@ import {
   openHost,
   type ProviderEvent,
 } from "@floret/engine";
-import { AttemptClock } from "../src/engine/attempt_clock.ts";
+import { AttemptClock } from "../src/engine/attempt/attempt_clock.ts";
 import type { ProviderError } from "../src/provider/provider_error.ts";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -94,7 +94,7 @@ export interface TurnFailure {
     kind?: string;
     providerCode?: string;
     requestId?: string;
-    /** Body (≤ 4 KiB, redacted), causes and timeout stage (engine/failure_evidence.ts). */
+    /** Body (≤ 4 KiB, redacted), causes and timeout stage (engine/attempt/failure_evidence.ts). */
     evidence?: ProviderFailureEvidence;
   };
 }

@@ -93,7 +93,7 @@ export const threadRecordShape: z.ZodType = z.looseObject({
   earlierUpdates: z.array(num).optional(),
 });
 
-/** A recorded turn surface (see src/engine/turn_surface.ts). */
+/** A recorded turn surface (see src/engine/run/turn_surface.ts). */
 export const turnSurfaceShape: z.ZodType = z.looseObject({
   agentId: str,
   systemPrompt: str,

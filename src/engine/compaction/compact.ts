@@ -20,9 +20,9 @@ import type {
 import type { HistoryMessage } from "../../projection/history_message.ts";
 import type { Usage } from "../../provider/gateway.ts";
 import { ProviderError } from "../../provider/provider_error.ts";
-import { callProvider } from "../provider_call.ts";
-import { signalSwitch } from "../step_abort.ts";
-import type { Projection } from "../request_builder.ts";
+import { callProvider } from "../attempt/provider_call.ts";
+import { signalSwitch } from "../attempt/step_abort.ts";
+import type { Projection } from "../attempt/request_builder.ts";
 import { planCut } from "./plan_cut.ts";
 import {
   batchHead,

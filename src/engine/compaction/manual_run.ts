@@ -8,8 +8,8 @@
  */
 import type { Agent } from "../../config/agent.ts";
 import { budgetOf } from "../../context/budget.ts";
-import { projectRequest } from "../request_builder.ts";
-import type { RunHost } from "../run_loop.ts";
+import { projectRequest } from "../attempt/request_builder.ts";
+import type { RunHost } from "../run/run_loop.ts";
 import { compactionFailure } from "./compact.ts";
 import { runCompaction } from "./run_compaction.ts";
 

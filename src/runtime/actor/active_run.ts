@@ -6,11 +6,11 @@
  * @module
  */
 import type { Agent } from "../../config/agent.ts";
-import type { FingerprintedSurface } from "../../engine/turn_surface.ts";
+import type { FingerprintedSurface } from "../../engine/run/turn_surface.ts";
 import type { SupplementalContext } from "../../journal/entries.ts";
 import type { ProviderMessage } from "../../provider/gateway.ts";
 import { SecretRedactor } from "./secret_redaction.ts";
-import { StepAbort, type StopSwitch } from "../../engine/step_abort.ts";
+import { StepAbort, type StopSwitch } from "../../engine/attempt/step_abort.ts";
 
 /** Output streamed by the step in flight, kept so a cancel can show it. */
 export interface PartialStep {

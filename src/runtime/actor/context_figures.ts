@@ -9,7 +9,7 @@
 import type { Agent } from "../../config/agent.ts";
 import { budgetOf, counterOf } from "../../context/budget.ts";
 import { roughCounter } from "../../context/token_counter.ts";
-import { projectRequest } from "../../engine/request_builder.ts";
+import { projectRequest } from "../../engine/attempt/request_builder.ts";
 import type { ContextReader } from "../../projection/context_model.ts";
 import type { HistoryReader } from "../../projection/history_model.ts";
 import type { ContextFigures, ThreadView } from "../../projection/view_types.ts";

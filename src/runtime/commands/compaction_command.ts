@@ -18,7 +18,7 @@
  * @module
  */
 import { budgetOf } from "../../context/budget.ts";
-import { projectRequest } from "../../engine/request_builder.ts";
+import { projectRequest } from "../../engine/attempt/request_builder.ts";
 import { newId } from "../../identity/ids.ts";
 import type { NewEntry } from "../../journal/entries.ts";
 import type { CompactionRecord } from "../../projection/context_model.ts";

@@ -7,7 +7,7 @@
  */
 import type { ZodType } from "zod";
 import type { Agent } from "../../config/agent.ts";
-import { describeThrown } from "../../engine/host_code.ts";
+import { describeThrown } from "../../engine/run/host_code.ts";
 import { FloretError } from "../../errors.ts";
 import { cancel, type CancelInput } from "../commands/cancel_command.ts";
 import { cancelDescendants } from "../../subagents/cascade.ts";

@@ -6,9 +6,9 @@
  * @module
  */
 import { runCompactionTurn } from "../../engine/compaction/manual_run.ts";
-import { continueTurn, runGuarded, type RunHost, runTurn } from "../../engine/run_loop.ts";
+import { continueTurn, runGuarded, type RunHost, runTurn } from "../../engine/run/run_loop.ts";
 import type { Agent } from "../../config/agent.ts";
-import { frozenAgent } from "../../engine/turn_surface.ts";
+import { frozenAgent } from "../../engine/run/turn_surface.ts";
 import { CONTINUE_NOTE } from "../../tools/goal_state.ts";
 import type { ActiveRun } from "../actor/active_run.ts";
 import { type RunDeps, ThreadRunHost } from "./run_host.ts";

@@ -8,7 +8,7 @@
  */
 import { nowIso } from "../../journal/now_iso.ts";
 import type { NewCompaction } from "../../engine/compaction/compact.ts";
-import type { NewResults, NewStep, RunHost } from "../../engine/run_loop.ts";
+import type { NewResults, NewStep, RunHost } from "../../engine/run/run_loop.ts";
 import type { Artifact, RunProgress } from "../../projection/view_types.ts";
 import { newId } from "../../identity/ids.ts";
 import type {
@@ -28,9 +28,9 @@ import type { HistoryReader } from "../../projection/history_model.ts";
 import type { InteractionsReader } from "../../projection/interactions.ts";
 import type { OpenCallsReader } from "../../projection/open_calls.ts";
 import type { ProviderMessage, Usage } from "../../provider/gateway.ts";
-import { sumUsage } from "../../engine/usage_report.ts";
-import { hasWork } from "../../engine/batch_settlement.ts";
-import type { StopSwitch } from "../../engine/step_abort.ts";
+import { sumUsage } from "../../engine/run/usage_report.ts";
+import { hasWork } from "../../engine/calls/batch_settlement.ts";
+import type { StopSwitch } from "../../engine/attempt/step_abort.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 import type { ActiveRun } from "../actor/active_run.ts";
 import { retryStaleNow } from "../actor/stale_retry.ts";

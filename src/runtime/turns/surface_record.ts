@@ -8,8 +8,8 @@
  */
 import type { Agent } from "../../config/agent.ts";
 import type { Equip } from "../../subagents/equip.ts";
-import type { FingerprintedSurface, TurnSurface } from "../../engine/turn_surface.ts";
-import { surfaceOf } from "../../engine/turn_surface.ts";
+import type { FingerprintedSurface, TurnSurface } from "../../engine/run/turn_surface.ts";
+import { surfaceOf } from "../../engine/run/turn_surface.ts";
 import type { Entry } from "../../journal/entries.ts";
 import type { Journal } from "../../journal/journal.ts";
 import { keys } from "../../journal/keys.ts";

@@ -9,7 +9,7 @@
  */
 import { nowIso } from "../../journal/now_iso.ts";
 import type { Agent } from "../../config/agent.ts";
-import { requestTitle, TITLE_TIMEOUT_MS } from "../../engine/title_request.ts";
+import { requestTitle, TITLE_TIMEOUT_MS } from "../../engine/attempt/title_request.ts";
 import type { AdmittedInput } from "../../journal/entries.ts";
 import type { Journal } from "../../journal/journal.ts";
 import { keys } from "../../journal/keys.ts";

@@ -19,7 +19,7 @@ import { itemsMadeBy } from "../../projection/item_count.ts";
 import { firstMessageTitle } from "./titles.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { Equip } from "../../subagents/equip.ts";
-import type { FingerprintedSurface } from "../../engine/turn_surface.ts";
+import type { FingerprintedSurface } from "../../engine/run/turn_surface.ts";
 import { liveSurface, recordedSurface, remember, surfaceWrites } from "./surface_record.ts";
 
 /** Where a turn's agent comes from. */

@@ -5,16 +5,16 @@
  * @module
  */
 import { z } from "zod";
-import type { Agent } from "../config/agent.ts";
-import type { CallRecord } from "../journal/entries.ts";
+import type { Agent } from "../../config/agent.ts";
+import type { CallRecord } from "../../journal/entries.ts";
 import {
   implementationOf,
   type PermissionContext,
   type ToolImplementation,
-} from "../tools/define_tool.ts";
+} from "../../tools/define_tool.ts";
 import { argumentLimitProblem } from "./argument_limits.ts";
-import { callHostCodeSync, describeThrown } from "./host_code.ts";
-import { recordedButGone } from "./turn_surface.ts";
+import { callHostCodeSync, describeThrown } from "../run/host_code.ts";
+import { recordedButGone } from "../run/turn_surface.ts";
 
 /** A call with its verdict and, when valid, its parsed input. */
 export interface PlannedCall {

@@ -8,12 +8,12 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
-import { canonicalJson } from "../identity/canonical_json.ts";
-import { sha256Hex } from "../identity/fingerprint.ts";
-import { sha256HexSync } from "../_runtime.ts";
-import type { ProviderTool, ReasoningEffort } from "../provider/gateway.ts";
-import { implementationOf, type ToolDefinition } from "../tools/define_tool.ts";
+import type { Agent } from "../../config/agent.ts";
+import { canonicalJson } from "../../identity/canonical_json.ts";
+import { sha256Hex } from "../../identity/fingerprint.ts";
+import { sha256HexSync } from "../../_runtime.ts";
+import type { ProviderTool, ReasoningEffort } from "../../provider/gateway.ts";
+import { implementationOf, type ToolDefinition } from "../../tools/define_tool.ts";
 
 /** The recorded surface of a turn (stored once per distinct fingerprint and thread). */
 export interface TurnSurface {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { ObservationDetails, ObservationType } from "../observation/events.ts";
-import type { Agent } from "../config/agent.ts";
+import type { ObservationDetails, ObservationType } from "../../observation/events.ts";
+import type { Agent } from "../../config/agent.ts";
 import type {
   NewEntry,
   StepEntry,
@@ -14,38 +14,38 @@ import type {
   ToolResultsEntry,
   TurnFailure,
   TurnOutcome,
-} from "../journal/entries.ts";
-import type { HistoryReader } from "../projection/history_model.ts";
-import type { InteractionsReader } from "../projection/interactions.ts";
-import type { OpenCallsReader } from "../projection/open_calls.ts";
-import type { ProviderMessage, Usage } from "../provider/gateway.ts";
+} from "../../journal/entries.ts";
+import type { HistoryReader } from "../../projection/history_model.ts";
+import type { InteractionsReader } from "../../projection/interactions.ts";
+import type { OpenCallsReader } from "../../projection/open_calls.ts";
+import type { ProviderMessage, Usage } from "../../provider/gateway.ts";
 import {
   observeDispatched,
   observeOpened,
   observeResults,
   settleBatch,
-} from "./batch_settlement.ts";
-import { type Opener, openForCalls, openForInputs } from "./interaction_plan.ts";
-import { ProviderError } from "../provider/provider_error.ts";
-import { needsDispatchMarker } from "../tools/define_tool.ts";
+} from "../calls/batch_settlement.ts";
+import { type Opener, openForCalls, openForInputs } from "../calls/interaction_plan.ts";
+import { ProviderError } from "../../provider/provider_error.ts";
+import { needsDispatchMarker } from "../../tools/define_tool.ts";
 import { CommitFailures } from "./commit_failures.ts";
 import { ContractViolation } from "./contract_violation.ts";
 import { describeThrown } from "./host_code.ts";
-import { callProvider, type StepOutput } from "./provider_call.ts";
-import { stateKeyOf } from "./request_builder.ts";
-import { requestTooLarge } from "./request_size.ts";
+import { callProvider, type StepOutput } from "../attempt/provider_call.ts";
+import { stateKeyOf } from "../attempt/request_builder.ts";
+import { requestTooLarge } from "../attempt/request_size.ts";
 import { observeUsage } from "./usage_report.ts";
-import { evidenceOf } from "./failure_evidence.ts";
-import { withoutSupplementalTrace } from "./supplemental_trace.ts";
-import type { NewCompaction } from "./compaction/compact.ts";
+import { evidenceOf } from "../attempt/failure_evidence.ts";
+import { withoutSupplementalTrace } from "../attempt/supplemental_trace.ts";
+import type { NewCompaction } from "../compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
-import { planCalls, type PlannedCall, RepetitionGuard } from "./tool_calls.ts";
-import type { Artifact, RunProgress } from "../projection/view_types.ts";
-import { type BatchContext, runBatch } from "./tool_runner.ts";
-import { settledBatch } from "./settled_batch.ts";
-import { rerunInterrupted } from "./interrupted_rerun.ts";
-import type { StopSwitch } from "./step_abort.ts";
+import { planCalls, type PlannedCall, RepetitionGuard } from "../calls/tool_calls.ts";
+import type { Artifact, RunProgress } from "../../projection/view_types.ts";
+import { type BatchContext, runBatch } from "../calls/tool_runner.ts";
+import { settledBatch } from "../calls/settled_batch.ts";
+import { rerunInterrupted } from "../calls/interrupted_rerun.ts";
+import type { StopSwitch } from "../attempt/step_abort.ts";
 
 /** A step entry before the journal numbers it. */
 export type NewStep = Omit<StepEntry, "seq" | "at">;

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
-import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
-import { fingerprintOf } from "../identity/fingerprint.ts";
-import type { ProviderRequest } from "../provider/gateway.ts";
+import type { Agent } from "../../config/agent.ts";
+import type { ResolvedRetryPolicy } from "../../config/retry_policy.ts";
+import { fingerprintOf } from "../../identity/fingerprint.ts";
+import type { ProviderRequest } from "../../provider/gateway.ts";
 import { callProvider } from "./provider_call.ts";
 import { signalSwitch } from "./step_abort.ts";
 

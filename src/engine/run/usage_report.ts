@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Usage } from "../provider/gateway.ts";
+import type { Usage } from "../../provider/gateway.ts";
 
 /** The fields a usage has, in the order they are summed. */
 const FIELDS = [

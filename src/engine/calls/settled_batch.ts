@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { untilRunAborted } from "../tools/until_aborted.ts";
-import type { RunHost } from "./run_loop.ts";
+import { untilRunAborted } from "../../tools/until_aborted.ts";
+import type { RunHost } from "../run/run_loop.ts";
 import type { BatchResult } from "./tool_runner.ts";
 
 /**

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { unwatchAbort, watchAbort } from "../tools/abort_watch.ts";
+import { unwatchAbort, watchAbort } from "../../tools/abort_watch.ts";
 
 /** Stops a provider request; the engine's watchers are told once, synchronously, when it does. */
 export interface StopSwitch {

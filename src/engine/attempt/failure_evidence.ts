@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { ProviderError, ProviderFailureEvidence } from "../provider/provider_error.ts";
-import { describeThrown } from "./host_code.ts";
+import type { ProviderError, ProviderFailureEvidence } from "../../provider/provider_error.ts";
+import { describeThrown } from "../run/host_code.ts";
 
-export type { ProviderFailureEvidence } from "../provider/provider_error.ts";
+export type { ProviderFailureEvidence } from "../../provider/provider_error.ts";
 
 /** The most body kept, in bytes of UTF-8. */
 export const EVIDENCE_BODY_BYTES = 4 * 1024;

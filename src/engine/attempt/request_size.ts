@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
-import type { TurnFailure } from "../journal/entries.ts";
-import type { ProviderRequest } from "../provider/gateway.ts";
+import type { Agent } from "../../config/agent.ts";
+import type { TurnFailure } from "../../journal/entries.ts";
+import type { ProviderRequest } from "../../provider/gateway.ts";
 
 const encoder = new TextEncoder();
 

@@ -4,14 +4,14 @@
  *
  * @module
  */
-import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
-import type { Gateway, ProviderEvent, ProviderRequest } from "../provider/gateway.ts";
-import { ProviderError } from "../provider/provider_error.ts";
+import type { ResolvedRetryPolicy } from "../../config/retry_policy.ts";
+import type { Gateway, ProviderEvent, ProviderRequest } from "../../provider/gateway.ts";
+import { ProviderError } from "../../provider/provider_error.ts";
 import { AttemptAbort } from "./attempt_abort.ts";
 import { AttemptClock } from "./attempt_clock.ts";
-import { ContractViolation } from "./contract_violation.ts";
+import { ContractViolation } from "../run/contract_violation.ts";
 import { BoundedReads } from "./bounded_reads.ts";
-import { describeThrown } from "./host_code.ts";
+import { describeThrown } from "../run/host_code.ts";
 import { StepAssembly, type StepOutput, streamBroken } from "./step_assembly.ts";
 import type { StopSwitch } from "./step_abort.ts";
 

@@ -6,12 +6,12 @@
  *
  * @module
  */
-import type { ResolvedRetryPolicy } from "../config/retry_policy.ts";
-import { nowIso } from "../journal/now_iso.ts";
-import type { RunProgress } from "../projection/view_types.ts";
-import type { ProviderRequest } from "../provider/gateway.ts";
-import type { ProviderError } from "../provider/provider_error.ts";
-import type { ProviderCallHooks } from "./provider_call.ts";
+import type { ResolvedRetryPolicy } from "../../config/retry_policy.ts";
+import { nowIso } from "../../journal/now_iso.ts";
+import type { RunProgress } from "../../projection/view_types.ts";
+import type { ProviderRequest } from "../../provider/gateway.ts";
+import type { ProviderError } from "../../provider/provider_error.ts";
+import type { ProviderCallHooks } from "../attempt/provider_call.ts";
 import type { RunHost } from "./run_loop.ts";
 
 /** How often output moves `runProgress.request.lastProgressAt` at most (ms). */

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
-import type { NewEntry, ToolOutcome } from "../journal/entries.ts";
-import type { InterruptedCall } from "../projection/open_calls.ts";
-import { needsDispatchMarker } from "../tools/define_tool.ts";
+import type { Agent } from "../../config/agent.ts";
+import type { NewEntry, ToolOutcome } from "../../journal/entries.ts";
+import type { InterruptedCall } from "../../projection/open_calls.ts";
+import { needsDispatchMarker } from "../../tools/define_tool.ts";
 import {
   observeDispatched,
   observeOpened,
@@ -21,7 +21,7 @@ import {
   settleBatch,
 } from "./batch_settlement.ts";
 import { openForInputs } from "./interaction_plan.ts";
-import type { RunHost } from "./run_loop.ts";
+import type { RunHost } from "../run/run_loop.ts";
 import { settledBatch } from "./settled_batch.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { runBatch } from "./tool_runner.ts";

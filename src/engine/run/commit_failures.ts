@@ -6,21 +6,21 @@
  *
  * @module
  */
-import type { ObservationDetails, ObservationType } from "../observation/events.ts";
+import type { ObservationDetails, ObservationType } from "../../observation/events.ts";
 import type {
   NewEntry,
   SupplementalContext,
   TurnFailure,
   TurnOutcome,
-} from "../journal/entries.ts";
-import type { NewCompaction } from "./compaction/compact.ts";
-import type { HistoryReader } from "../projection/history_model.ts";
-import type { InteractionsReader } from "../projection/interactions.ts";
-import type { OpenCallsReader } from "../projection/open_calls.ts";
+} from "../../journal/entries.ts";
+import type { NewCompaction } from "../compaction/compact.ts";
+import type { HistoryReader } from "../../projection/history_model.ts";
+import type { InteractionsReader } from "../../projection/interactions.ts";
+import type { OpenCallsReader } from "../../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
-import type { Artifact, RunProgress } from "../projection/view_types.ts";
-import type { ProviderMessage, Usage } from "../provider/gateway.ts";
-import type { StopSwitch } from "./step_abort.ts";
+import type { Artifact, RunProgress } from "../../projection/view_types.ts";
+import type { ProviderMessage, Usage } from "../../provider/gateway.ts";
+import type { StopSwitch } from "../attempt/step_abort.ts";
 
 /** Marks the failures of a run host's commits. */
 export class CommitFailures {

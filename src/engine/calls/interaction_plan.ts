@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { InteractionOpenedEntry, NewEntry, StoredQuestion } from "../journal/entries.ts";
-import { ASK_USER_TOOL } from "../tools/builtin_names.ts";
+import type { InteractionOpenedEntry, NewEntry, StoredQuestion } from "../../journal/entries.ts";
+import { ASK_USER_TOOL } from "../../tools/builtin_names.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import type { InputRequest } from "./tool_runner.ts";
 

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { StoredQuestion, ToolOutcome } from "../journal/entries.ts";
-import type { Artifact } from "../projection/view_types.ts";
-import { askUserInput } from "../tools/builtin_tools.ts";
-import type { ToolContext } from "../tools/define_tool.ts";
-import { callHostCodeSync, describeThrown } from "./host_code.ts";
-import { normaliseActivity } from "../tools/tool_activity.ts";
+import type { StoredQuestion, ToolOutcome } from "../../journal/entries.ts";
+import type { Artifact } from "../../projection/view_types.ts";
+import { askUserInput } from "../../tools/builtin_tools.ts";
+import type { ToolContext } from "../../tools/define_tool.ts";
+import { callHostCodeSync, describeThrown } from "../run/host_code.ts";
+import { normaliseActivity } from "../../tools/tool_activity.ts";
 import type { PlannedCall } from "./tool_calls.ts";
 import { storableStructured } from "./structured_value.ts";
 

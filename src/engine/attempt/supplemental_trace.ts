@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { StepEntry } from "../journal/entries.ts";
+import type { StepEntry } from "../../journal/entries.ts";
 
 /**
  * Drops what a step made with supplemental context must not leave behind.

@@ -12,13 +12,13 @@ import type {
   HostedToolCall,
   ProviderEvent,
   Usage,
-} from "../provider/gateway.ts";
-import { ProviderError } from "../provider/provider_error.ts";
+} from "../../provider/gateway.ts";
+import { ProviderError } from "../../provider/provider_error.ts";
 import type { AttemptClock } from "./attempt_clock.ts";
 import type { ReadSink } from "./bounded_reads.ts";
-import { ContractViolation } from "./contract_violation.ts";
+import { ContractViolation } from "../run/contract_violation.ts";
 import { checkEventFields } from "./event_shape.ts";
-import { callHostCodeSync, describeThrown } from "./host_code.ts";
+import { callHostCodeSync, describeThrown } from "../run/host_code.ts";
 
 /** A provider response, assembled. */
 export interface StepOutput {

@@ -12,8 +12,8 @@ import {
   type EncodedStructured,
   encodeStructured,
   MAX_STRUCTURED_DEPTH,
-} from "../journal/structured_codec.ts";
-import { callHostCodeSync, type HostOutcome } from "./host_code.ts";
+} from "../../journal/structured_codec.ts";
+import { callHostCodeSync, type HostOutcome } from "../run/host_code.ts";
 
 export { MAX_STRUCTURED_DEPTH };
 

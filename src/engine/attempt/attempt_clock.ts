@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { ProviderTimeouts } from "../config/retry_policy.ts";
-import { ProviderError } from "../provider/provider_error.ts";
+import type { ProviderTimeouts } from "../../config/retry_policy.ts";
+import { ProviderError } from "../../provider/provider_error.ts";
 import { ClockTimer } from "./clock_timer.ts";
 
 /** What a clock tells when its attempt times out. */

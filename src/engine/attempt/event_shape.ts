@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { CitedSource, HostedToolCall, ProviderEvent, Usage } from "../provider/gateway.ts";
-import { ContractViolation } from "./contract_violation.ts";
+import type { CitedSource, HostedToolCall, ProviderEvent, Usage } from "../../provider/gateway.ts";
+import { ContractViolation } from "../run/contract_violation.ts";
 
 /**
  * Checks one event's fields (its `type` is checked by the caller's switch).

@@ -6,20 +6,20 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
+import type { Agent } from "../../config/agent.ts";
 import {
   budgetOf,
   type ContextBudget,
   MAX_CONSECUTIVE_COMPACTION_FAILURES,
   outputBudget,
-} from "../context/budget.ts";
-import type { CompactionTrigger, TurnFailure } from "../journal/entries.ts";
-import type { HistoryMessage } from "../projection/history_message.ts";
-import { supplementalMessage } from "../projection/supplemental.ts";
-import type { ProviderRequest } from "../provider/gateway.ts";
-import type { NewCompaction } from "./compaction/compact.ts";
-import { runCompaction } from "./compaction/run_compaction.ts";
-import { freezeRequest, type Projection, projectRequest } from "./request_builder.ts";
+} from "../../context/budget.ts";
+import type { CompactionTrigger, TurnFailure } from "../../journal/entries.ts";
+import type { HistoryMessage } from "../../projection/history_message.ts";
+import { supplementalMessage } from "../../projection/supplemental.ts";
+import type { ProviderRequest } from "../../provider/gateway.ts";
+import type { NewCompaction } from "../compaction/compact.ts";
+import { runCompaction } from "../compaction/run_compaction.ts";
+import { freezeRequest, type Projection, projectRequest } from "../attempt/request_builder.ts";
 import type { RunHost } from "./run_loop.ts";
 
 /** A frozen request and the figures it was built from. */

@@ -8,12 +8,12 @@
  *
  * @module
  */
-import type { Agent } from "../config/agent.ts";
-import type { NewEntry, ToolOutcome } from "../journal/entries.ts";
-import type { InteractionsReader } from "../projection/interactions.ts";
-import type { OpenCall } from "../projection/open_calls.ts";
-import { implementationOf, needsDispatchMarker } from "../tools/define_tool.ts";
-import type { RunHost } from "./run_loop.ts";
+import type { Agent } from "../../config/agent.ts";
+import type { NewEntry, ToolOutcome } from "../../journal/entries.ts";
+import type { InteractionsReader } from "../../projection/interactions.ts";
+import type { OpenCall } from "../../projection/open_calls.ts";
+import { implementationOf, needsDispatchMarker } from "../../tools/define_tool.ts";
+import type { RunHost } from "../run/run_loop.ts";
 import { goneMessage, type PlannedCall } from "./tool_calls.ts";
 import { openForInputs } from "./interaction_plan.ts";
 import { runBatch } from "./tool_runner.ts";
