@@ -1,12 +1,13 @@
 /**
- * Folds journal entries into the host's view of a thread (items and turns),
- * and overlays the live, still-streaming output of the running step. Every
- * change is reported as a {@link ViewOp} so subscribers can follow along.
+ * Folds journal entries into the host's view of a thread (items, and turns
+ * through turn_list.ts), and overlays the live, still-streaming output of the
+ * running step. Every change is reported as a {@link ViewOp} so subscribers
+ * can follow along.
  *
  * @module
  */
 import { nowIso } from "../journal/now_iso.ts";
-import type { HostedToolCall, Usage } from "../provider/gateway.ts";
+import type { HostedToolCall } from "../provider/gateway.ts";
 import type { WebActivity } from "../tools/web_activity.ts";
 import type {
   ThreadItem,
@@ -16,35 +17,21 @@ import type {
   UserItem,
   ViewOp,
 } from "./view_types.ts";
-import type {
-  Entry,
-  StepEntry,
-  ToolResultsEntry,
-  TurnEndedEntry,
-  TurnStartedEntry,
-} from "../journal/entries.ts";
+import type { Entry, StepEntry, ToolResultsEntry, TurnStartedEntry } from "../journal/entries.ts";
 import { type InteractionsReader, publicInteraction } from "./interactions.ts";
 import { TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
 import { showsToolItem } from "./item_count.ts";
 import { decodeStructured } from "../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
-import { TurnTimeline } from "./turn_timeline.ts";
-import { copyTurn } from "./turn_shape.ts";
+import { TurnList } from "./turn_list.ts";
+import type { OpSink } from "./op_sink.ts";
 import { CowList } from "./cow_list.ts";
 import { PairMap } from "./pair_map.ts";
 import { appended } from "./appended.ts";
 import { endedTool, withTool } from "./tool_item_shape.ts";
 import { utf8Length } from "../text/utf8_length.ts";
 
-/** Where a view's changes go (the thread's publisher). */
-export interface OpSink {
-  /** Whether building ops is worth it. */
-  readonly hasSubscribers: boolean;
-  /** Publishes one change. */
-  push(op: ViewOp): void;
-  /** Records a change nobody listens to (the view version still moves). */
-  touch(): void;
-}
+export type { OpSink } from "./op_sink.ts";
 
 export { itemIds } from "./item_ids.ts";
 
@@ -58,16 +45,11 @@ export type ViewReader = Pick<
 export class ViewModel {
   /** Never changed in place: an element is replaced, so shared copies stay as they were. */
   readonly items: CowList<ThreadItem> = new CowList();
-  /** As {@link items}. */
-  readonly turns: CowList<TurnSummary> = new CowList();
   readonly #itemIndex = new Map<string, number>();
   // The journal position of each item, by its place in `items` (-1 for a live
   // item, made by no entry yet): an array of small integers beside the list,
   // not a second map of every item id.
   #itemSeqs: number[] = [];
-  readonly #turnIndex = new Map<string, number>();
-  // The seq of each turn's terminal entry, by its place in `turns` (-1 while it runs).
-  #turnEndSeqs: number[] = [];
   // The maps below are made on first use and the live one dropped when its last
   // item settles: an idle cached actor keeps no empty map for streams, tools or
   // interactions it no longer has (or never had).
@@ -80,7 +62,7 @@ export class ViewModel {
   readonly #interactions: InteractionsReader;
   /** The latest list written by `todo_write`. */
   todos: Todo[] = [];
-  readonly #timeline = new TurnTimeline();
+  readonly #turns: TurnList;
 
   /**
    * @param sink receives every change, in order
@@ -89,11 +71,17 @@ export class ViewModel {
   constructor(sink: OpSink, interactions: InteractionsReader) {
     this.#sink = sink;
     this.#interactions = interactions;
+    this.#turns = new TurnList(sink);
+  }
+
+  /** The turn summaries, as {@link items} never changed in place. */
+  get turns(): CowList<TurnSummary> {
+    return this.#turns.list;
   }
 
   /** Applies one committed entry. */
   apply(entry: Entry): void {
-    this.#timeline.apply(entry);
+    this.#turns.observe(entry);
     switch (entry.kind) {
       case "turn_started":
         return this.#turnStarted(entry);
@@ -111,7 +99,7 @@ export class ViewModel {
         this.#toolResults(entry);
         return this.#todosFrom(entry);
       case "turn_ended":
-        this.#turnEnded(entry);
+        this.#turns.ended(entry);
         return this.#refreshInteractions(entry.turnId);
       case "compaction":
       case "compaction_started":
@@ -198,9 +186,7 @@ export class ViewModel {
 
   /** The seq of a turn's terminal entry, when it has ended. */
   turnEndSeq(turnId: string): number | undefined {
-    const index = this.#turnIndex.get(turnId);
-    const seq = index === undefined ? -1 : this.#turnEndSeqs[index];
-    return seq < 0 ? undefined : seq;
+    return this.#turns.endSeq(turnId);
   }
 
   /** Where an item sits in {@link items} (its ordinal), without scanning them. */
@@ -220,12 +206,7 @@ export class ViewModel {
   }
 
   #turnStarted(entry: TurnStartedEntry): void {
-    const summary: TurnSummary = { turnId: entry.turnId, startedAt: entry.at, finalItemIds: [] };
-    if (entry.retryOf) summary.retryOf = { ...entry.retryOf };
-    this.#turnIndex.set(entry.turnId, this.turns.length);
-    this.#turnEndSeqs = appended(this.#turnEndSeqs, -1);
-    this.turns.push(summary);
-    this.#emitTurns();
+    this.#turns.started(entry);
     if (entry.input) {
       const item: UserItem = {
         id: itemIds.user(entry.turnId),
@@ -277,7 +258,7 @@ export class ViewModel {
         entry.seq,
       );
     }
-    this.#addUsage(turnId, entry.usage);
+    this.#turns.addUsage(turnId, entry.usage);
   }
 
   #settleText(id: string, kind: "thinking" | "assistant", entry: StepEntry, text: string): void {
@@ -425,73 +406,6 @@ export class ViewModel {
     this.#emit(() => ({ op: "replace", item: updated }));
   }
 
-  // The key order built here is the one `copyTurn` (turn_shape.ts) reproduces
-  // by a literal for the common shape: change both together.
-  #turnEnded(entry: TurnEndedEntry): void {
-    const index = this.#turnIndex.get(entry.turnId);
-    if (index === undefined) return;
-    const open = this.turns.at(index)!;
-    const start = Date.parse(open.startedAt);
-    const end = Date.parse(entry.at);
-    const facts = this.#timeline.facts(entry.turnId, start, end, entry.outcome === "completed");
-    if (
-      open.outcome === undefined && open.usage !== undefined && open.retryOf === undefined &&
-      !entry.failure
-    ) {
-      // The common end (first, after a step with usage, not a retry, no failure): built
-      // directly as the literal `copyTurn` would rebuild (same keys, same order), without
-      // the spread and the fields added one by one below.
-      this.turns.set(index, {
-        turnId: open.turnId,
-        startedAt: open.startedAt,
-        finalItemIds: facts.finalItemIds,
-        usage: open.usage,
-        outcome: entry.outcome,
-        endedAt: entry.at,
-        durationMs: end - start,
-        elapsedMs: facts.elapsedMs,
-        waitingMs: facts.waitingMs,
-        workMs: facts.workMs,
-      });
-    } else {
-      const turn = { ...open, outcome: entry.outcome, endedAt: entry.at };
-      turn.durationMs = end - start;
-      Object.assign(turn, facts);
-      if (entry.failure) turn.failure = { ...entry.failure };
-      // Rebuilt by a literal (in the common shape), so ended turns share one
-      // object shape and the views' copy of all turns stays on V8's fast path.
-      this.turns.set(index, copyTurn(turn));
-    }
-    this.#turnEndSeqs[index] = entry.seq;
-    this.#emitTurns();
-  }
-
-  #addUsage(turnId: string, usage: Usage | undefined): void {
-    const index = this.#turnIndex.get(turnId);
-    if (!usage || index === undefined) return;
-    const turn = this.turns.at(index)!;
-    const sum: Usage = { ...turn.usage };
-    // Once per step: `for…in` allocates no entry arrays, unlike `Object.entries`.
-    for (const key in usage) {
-      const field = key as keyof Usage;
-      const value = usage[field];
-      if (typeof value === "number") sum[field] = (sum[field] ?? 0) + value;
-    }
-    // A running turn (no outcome yet) that is no retry holds these keys, in this
-    // order (see #turnStarted): the literal is the spread's result, built faster.
-    this.turns.set(
-      index,
-      turn.outcome === undefined && turn.retryOf === undefined
-        ? {
-          turnId: turn.turnId,
-          startedAt: turn.startedAt,
-          finalItemIds: turn.finalItemIds,
-          usage: sum,
-        }
-        : { ...turn, usage: sum },
-    );
-  }
-
   /** A live item settled or went: its stream count goes, and the map with the last one. */
   #settledLive(id: string): void {
     if (this.#liveBytes?.delete(id) && this.#liveBytes.size === 0) this.#liveBytes = undefined;
@@ -519,10 +433,6 @@ export class ViewModel {
   #emit(make: () => ViewOp): void {
     if (this.#sink.hasSubscribers) this.#sink.push(make());
     else this.#sink.touch();
-  }
-
-  #emitTurns(): void {
-    this.#emit(() => ({ op: "component", name: "turns", value: this.turns.slice() }));
   }
 }
 
