@@ -14,6 +14,7 @@ import type { InteractionsReader } from "./interactions.ts";
 import { PairMap } from "./pair_map.ts";
 import { appended } from "./appended.ts";
 import { HistoryMessage, listedMessages, type Listing, toHistory } from "./history_message.ts";
+import { Batch } from "./history_batch.ts";
 import { userMessageText } from "./user_input_text.ts";
 
 /** An installed compaction: the summary message replaces every message before `cutSeq`. */
@@ -32,67 +33,6 @@ export interface ConfirmedUsage {
   /** Seq of the step entry that reported it. */
   seq: number;
 }
-
-/**
- * A step with tool calls: its results are kept in call order whatever order
- * they commit in, and user messages that arrive while it is open (answers,
- * steering) follow its results.
- */
-class Batch {
-  readonly assistant: HistoryMessage;
-  readonly order: readonly string[];
-  /** Index of the exchange that holds it (a late result changes that exchange). */
-  readonly exchange: number;
-  // Results by position in `order` (every position of a call id, should one
-  // repeat), with how many distinct calls have one: a step's few slots cost
-  // less than a Map per tool step that every idle actor would keep.
-  readonly #results: (HistoryMessage | undefined)[];
-  #filled = 0;
-  /** User messages that arrived while it was open (made at the first: most batches get none). */
-  #after: HistoryMessage[] | undefined;
-
-  constructor(assistant: HistoryMessage, order: readonly string[], exchange: number) {
-    this.assistant = assistant;
-    this.order = order;
-    this.exchange = exchange;
-    this.#results = new Array(order.length).fill(undefined);
-  }
-
-  get complete(): boolean {
-    return this.#filled >= this.order.length;
-  }
-
-  /** Sets the result of one of its calls (a later one for the same call replaces it). */
-  setResult(callId: string, message: HistoryMessage): void {
-    let isNew = true;
-    for (let i = 0; i < this.order.length; i++) {
-      if (this.order[i] !== callId) continue;
-      if (this.#results[i] !== undefined) isNew = false;
-      this.#results[i] = message;
-    }
-    if (isNew) this.#filled++;
-  }
-
-  /** Adds a result or a late user message, placed with the batch for compaction cuts. */
-  adopt(message: HistoryMessage): HistoryMessage {
-    message.position = this.assistant.seq;
-    return message;
-  }
-
-  /** The results in call order, then the user messages that arrived while it was open. */
-  rest(out: HistoryMessage[]): void {
-    for (const result of this.#results) if (result) out.push(result);
-    for (const message of this.#after ?? NO_MESSAGES) out.push(message);
-  }
-
-  /** Keeps a user message that arrived while the batch was open, after its results. */
-  addAfter(message: HistoryMessage): void {
-    (this.#after ??= []).push(this.adopt(message));
-  }
-}
-
-// What a batch without late user messages lists after its results (read-only by type).
-const NO_MESSAGES: readonly HistoryMessage[] = [];
 
 /** One user message and the model's work on it, over every turn that retried it. */
 interface Exchange {
