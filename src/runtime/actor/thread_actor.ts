@@ -20,9 +20,8 @@ import type { InteractionsReader } from "../../projection/interactions.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 import { titleKeyOf, titleOps } from "../../projection/title_state.ts";
 import { ThreadProjections } from "../../projection/thread_projections.ts";
-import { PathReader } from "../../journal/path_reader.ts";
-import { consistentRead, ContradictoryRead, PathCheck } from "../../journal/consistent_read.ts";
-import { QuietUntilSwapped } from "../../projection/quiet_sink.ts";
+import { consistentRead } from "../../journal/consistent_read.ts";
+import { readThread } from "./thread_read.ts";
 import type { ViewReader } from "../../projection/view_model.ts";
 import type { Publisher } from "./publisher.ts";
 import { UnstoredHoldings } from "./unstored_holdings.ts";
@@ -413,7 +412,11 @@ export class ThreadActor {
    * (`storage_failure`): it never replaces the state held (consistent_read.ts).
    */
   async #reload(): Promise<boolean> {
-    const read = await consistentRead(() => this.#read(), `thread ${this.threadId}`);
+    const known = this.#current ? this.#lastSeq : undefined;
+    const read = await consistentRead(
+      () => readThread(this.journal, this.threadId, this.publisher, known),
+      `thread ${this.threadId}`,
+    );
     if (!read) {
       // Deleted meanwhile (possibly by another host): every later command sees thread_not_found.
       if (this.#current) {
@@ -428,37 +431,6 @@ export class ThreadActor {
     }
     this.#install(read.current, read.projections, read.last);
     return true;
-  }
-
-  /** One read of the record and its path, checked against what this host knows. */
-  async #read(): Promise<
-    { current: VersionedRecord; projections: ThreadProjections; last: number } | null
-  > {
-    const current = await this.journal.thread(this.threadId);
-    if (!current) {
-      // A delete leaves a tombstone: a record this host has held never goes missing.
-      if (this.#current) throw new ContradictoryRead("the thread record is missing");
-      return null;
-    }
-    if (current.record.deleted) return null;
-    // Built aside, in batches of large range scans, and swapped in whole: readers in
-    // between see the old projections; nobody hears the rebuild (subscribers resync).
-    const sink = new QuietUntilSwapped(this.publisher);
-    const projections = new ThreadProjections(sink);
-    const path = await PathReader.open(this.journal, current.record);
-    // The last entry first (one row): a run on another host appends without rewriting the
-    // record, so only this tells how far the path reached before the pages were read.
-    const tail = await path.lastSeq();
-    const check = new PathCheck();
-    const last = await path.forEach((entries) => {
-      check.accept(entries);
-      for (const entry of entries) projections.apply(entry);
-    });
-    // The record's seq, the tail read before, and every entry this host saw land are
-    // committed (the journal only grows): the pages reach them all.
-    check.reaches(Math.max(current.record.seq, tail, this.#current ? this.#lastSeq : 0));
-    sink.swapped();
-    return { current, projections, last };
   }
 
   /** Takes on a thread's state as read (or as its creating commit wrote it). */
