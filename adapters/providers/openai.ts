@@ -19,18 +19,5 @@ export type { HostedTool, HostedToolsOption } from "./hosted_tools.ts";
 export type { HttpGatewayOptions } from "./http_options.ts";
 
 // The engine types this entry's functions take and return, re-exported so its
-// documentation is complete on its own (deno doc --lint, JSR); the same types
-// as `@floret/engine`.
-export type {
-  Capabilities,
-  CitedSource,
-  Gateway,
-  GatewayInfo,
-  HostedToolCall,
-  ProviderEvent,
-  ProviderMessage,
-  ProviderRequest,
-  ProviderTool,
-  ReasoningEffort,
-  Usage,
-} from "@floret/engine";
+// documentation is complete on its own (deno doc --lint, JSR).
+export type * from "./gateway_types.ts";

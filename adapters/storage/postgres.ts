@@ -116,15 +116,5 @@ export function postgresStore(options: PostgresStoreOptions): KvStore {
 }
 
 // The engine types this entry's functions take and return, re-exported so its
-// documentation is complete on its own (deno doc --lint, JSR); the same types
-// as `@floret/engine/spi`.
-export type {
-  KvCommit,
-  KvCommitResult,
-  KvEntry,
-  KvKey,
-  KvKeyPart,
-  KvListOptions,
-  KvSelector,
-  KvStore,
-} from "@floret/engine/spi";
+// documentation is complete on its own (deno doc --lint, JSR).
+export type * from "./store_types.ts";
