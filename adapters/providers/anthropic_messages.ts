@@ -20,7 +20,7 @@ import { DEFAULT_MAX_TOKENS, renderAnthropicRequest } from "./anthropic_request.
 import { AnthropicEventParser } from "./anthropic_events.ts";
 import { toProviderError } from "./provider_errors.ts";
 import type { SdkApiError, SdkErrorTypes } from "./provider_errors.ts";
-import { abortable } from "./abortable.ts";
+import { parsedEvents } from "./abortable.ts";
 import { untilAborted } from "../../src/tools/until_aborted.ts";
 import { FloretError } from "../../src/errors.ts";
 import { optionalPeer } from "../../src/optional_peer.ts";
@@ -126,12 +126,7 @@ async function* streamMessages(
     const params = body as unknown as MessageCreateParamsStreaming;
     const stream = await untilAborted(client.messages.create(params, { signal }), signal);
     const parser = new AnthropicEventParser(info.stateKey);
-    for await (const event of abortable(stream, signal)) {
-      yield* parser.push(event);
-      if (parser.done) break;
-    }
-    if (signal.aborted) throw signal.reason;
-    parser.end();
+    yield* parsedEvents(stream, parser, signal);
   } catch (error) {
     throw toProviderError(error, {
       signal,

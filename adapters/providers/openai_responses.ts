@@ -20,7 +20,7 @@ import { renderResponsesRequest } from "./openai_responses_request.ts";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
 import { ResponsesEventParser } from "./openai_responses_events.ts";
 import { toProviderError } from "./provider_errors.ts";
-import { abortable } from "./abortable.ts";
+import { parsedEvents } from "./abortable.ts";
 import { untilAborted } from "../../src/tools/until_aborted.ts";
 
 /**
@@ -88,13 +88,7 @@ async function* streamResponses(
     const params = body as unknown as ResponseCreateParamsStreaming;
     const stream = await untilAborted(client.responses.create(params, { signal }), signal);
     const parser = new ResponsesEventParser(info.stateKey);
-    for await (const event of abortable(stream, signal)) {
-      yield* parser.push(event);
-      // Anything after the terminal event belongs to no response of ours.
-      if (parser.done) break;
-    }
-    if (signal.aborted) throw signal.reason;
-    parser.end();
+    yield* parsedEvents(stream, parser, signal);
   } catch (error) {
     throw toProviderError(error, {
       signal,
