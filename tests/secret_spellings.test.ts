@@ -238,4 +238,52 @@ describe("secret answers stay out in every spelling", () => {
     assert.deepEqual(JSON.parse(args), { pin: "[secret answer redacted]" });
     await host.shutdown();
   });
+  test("a child spawned by the run that holds a secret never gets it: its task and title are redacted", async () => {
+    const store = memoryStore();
+    const childRequests: string[] = [];
+    const worker = scriptedGateway([(request) => {
+      childRequests.push(JSON.stringify(request.messages));
+      return { text: "worked" };
+    }]);
+    const gateway = scriptedGateway([
+      askUser([{ id: "pw", prompt: "Password?", secret: true }]),
+      {
+        toolCalls: [{
+          name: "spawn_agent",
+          arguments: { agent: "worker", task: `Log in with ${SECRET}`, title: spelled.first14 },
+        }],
+      },
+      { text: "spawned" },
+    ]);
+    const host = await openHost({ store });
+    const threads = host.threads({
+      agent: defineAgent({
+        id: "lead",
+        systemPrompt: "s",
+        gateway,
+        subagents: [defineAgent({ id: "worker", systemPrompt: "w", gateway: worker })],
+      }),
+    });
+    const { threadId } = await threads.create({ requestKey: "c" });
+    await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
+    const waiting = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    await threads.respond({
+      threadId,
+      requestKey: "r",
+      interactionId: waiting.pending[0].id,
+      answers: [{ questionId: "pw", value: SECRET }],
+    });
+    const done = await threads.waitForIdle(threadId, { timeoutMs: 10_000 });
+    assert.equal(done.turns.at(-1)?.outcome, "completed");
+    const spawned = done.items.find((item) => item.tool?.name === "spawn_agent");
+    const childId = JSON.parse(spawned?.tool?.output ?? "{}").threadId as string;
+    const child = await threads.waitForIdle(childId, { timeoutMs: 10_000 });
+    assert.match(child.items[0]?.text ?? "", /^Log in with \[secret answer redacted\]/);
+    assert.equal(childRequests.length, 1, "the child ran its task");
+    assert.deepEqual(leaks(childRequests.join("\n")), [], "the child's provider request");
+    const rows = await store.list({ prefix: [] });
+    const stored = rows.map((row) => new TextDecoder().decode(row.value)).join("\n");
+    assert.deepEqual(leaks(stored), [], "every stored row, the child's included");
+    await host.shutdown();
+  });
 });

@@ -58,6 +58,7 @@ export class ChildThreads {
 
   /** Starts (or finds again, by call id) a child running one of `agent`'s subagents. */
   spawn(caller: Caller, agent: Agent, request: SpawnRequest): Promise<SpawnOutcome> {
+    request = this.#withoutSecrets(caller, request);
     const before = this.#spawning.get(caller.threadId) ?? Promise.resolve();
     const next = before.catch(() => {}).then(() =>
       spawnChild(this.#ctx, { threadId: caller.threadId, callId: caller.callId, agent }, request)
@@ -67,6 +68,19 @@ export class ChildThreads {
       if (this.#spawning.get(caller.threadId) === next) this.#spawning.delete(caller.threadId);
     });
     return next;
+  }
+
+  /**
+   * The request with the secret answers the caller's run holds redacted. A secret lives
+   * only in the requests of the run that received it (DESIGN §11 "Secrets stay out"); a
+   * child is another thread, whose task and title are stored, so it never gets one.
+   */
+  #withoutSecrets(caller: Caller, request: SpawnRequest): SpawnRequest {
+    const run = this.#ctx.actors.loaded(caller.threadId)?.run;
+    if (!run?.holdsSecrets) return request;
+    const kept: SpawnRequest = { ...request, task: run.redact(request.task) };
+    if (request.title !== undefined) kept.title = run.redact(request.title);
+    return kept;
   }
 
   /**
