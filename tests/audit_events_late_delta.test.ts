@@ -45,7 +45,7 @@ test("deltas a cancelled stream yields later change nothing shown or published",
   try {
     await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
     let shown = "";
-    for (let i = 0; i < 200 && shown !== "abc"; i++) {
+    for (let i = 0; i < 2000 && shown !== "abc"; i++) {
       await pause(5);
       const item = (await threads.view(threadId)).items.find((it) => it.kind === "assistant");
       shown = item?.text ?? "";
@@ -55,7 +55,7 @@ test("deltas a cancelled stream yields later change nothing shown or published",
     const settled = view.items.filter((item) => item.kind === "assistant");
     assert.deepEqual(settled.map((item) => [item.text, item.live]), [["abc", undefined]]);
     // The stream's next() was pending when the cancel landed: it yields " late" afterwards.
-    for (let i = 0; i < 100 && gateway.lateYields < 2; i++) await pause(10);
+    for (let i = 0; i < 1000 && gateway.lateYields < 2; i++) await pause(10);
     assert.equal(gateway.lateYields, 2, "the pending delta was yielded after the cancel");
     await pause(50); // a turn of the loop for anything it could still publish
     const after = await threads.view(threadId);

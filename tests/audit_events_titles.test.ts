@@ -30,7 +30,7 @@ describe("late observers and publications outside the turn", () => {
     const observer = await Observer.join(threads, threadId);
     release();
     let view: ThreadView = idle;
-    for (let i = 0; i < 1000 && view.titleStatus !== "ready"; i++) {
+    for (let i = 0; i < 10_000 && view.titleStatus !== "ready"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 2));
       view = await threads.view(threadId);
     }

@@ -319,7 +319,7 @@ describe("audit lifecycle: a cancel from another host", () => {
           });
           assert.deepEqual(shape(view), expected);
           // Host a learns at its next lease renewal, at the latest, and stops the run.
-          for (let i = 0; i < 400 && !contexts[0].signal.aborted; i++) await sleep(10);
+          for (let i = 0; i < 4000 && !contexts[0].signal.aborted; i++) await sleep(10);
           assert.equal(contexts[0].signal.aborted, true, "the tool on host a was not told to stop");
           release("late");
           await sleep(50);

@@ -312,7 +312,7 @@ describe("audit lifecycle: provider retries", () => {
           });
           try {
             await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-            for (let i = 0; i < 400 && !events.some((e) => e.type === "provider.retry"); i++) {
+            for (let i = 0; i < 4000 && !events.some((e) => e.type === "provider.retry"); i++) {
               await new Promise((resolve) => setTimeout(resolve, 5));
             }
             assert.deepEqual(attemptTrail(events), ["attempt 1", "retry 1"]);
@@ -360,7 +360,7 @@ describe("audit lifecycle: provider retries", () => {
         const { host, threads, threadId, events } = await open(gateway, { delaysMs: [60_000] });
         try {
           await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-          for (let i = 0; i < 400 && !events.some((e) => e.type === "provider.retry"); i++) {
+          for (let i = 0; i < 4000 && !events.some((e) => e.type === "provider.retry"); i++) {
             await new Promise((resolve) => setTimeout(resolve, 5));
           }
           await (threads as unknown as ThreadServiceWave2).steer({
@@ -404,7 +404,7 @@ describe("audit lifecycle: provider retries", () => {
         const threads = host.threads({ agent });
         const { threadId } = await threads.create({ requestKey: "create" });
         await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
-        for (let i = 0; i < 400 && !events.some((e) => e.type === "provider.retry"); i++) {
+        for (let i = 0; i < 4000 && !events.some((e) => e.type === "provider.retry"); i++) {
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         const controller = new AbortController();

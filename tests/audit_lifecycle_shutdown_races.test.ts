@@ -213,7 +213,7 @@ describe("audit lifecycle: shutdown during a queue hand-over", () => {
       const queued = await threads.send({ threadId, requestKey: "s2", input: { text: "two" } });
       assert.equal(queued.queued, true);
       releaseFirst();
-      for (let i = 0; i < 400 && shut === undefined; i++) {
+      for (let i = 0; i < 4000 && shut === undefined; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       await shut;

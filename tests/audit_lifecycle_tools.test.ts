@@ -165,7 +165,7 @@ describe("audit lifecycle: the tool's AbortSignal", () => {
         assert.equal(contexts[0].signal.aborted, false, "a completed run's tool signal");
         await sendGo(threads, threadId, "two");
         // The second run's tool answered; its model request now hangs.
-        for (let i = 0; i < 400 && contexts.length < 2; i++) {
+        for (let i = 0; i < 4000 && contexts.length < 2; i++) {
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         assert.equal(contexts.length, 2);

@@ -192,18 +192,18 @@ describe("over a loopback socket", () => {
           seen.push(update);
         }
       })();
-      for (let i = 0; i < 400 && fake.subscriptions.length === 0; i++) {
+      for (let i = 0; i < 4000 && fake.subscriptions.length === 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       const subscription = fake.subscriptions[0]!;
       subscription.push({ type: "batch", baseVersion: 3, version: 4, ops: [] });
-      for (let i = 0; i < 400 && seen.length === 0; i++) {
+      for (let i = 0; i < 4000 && seen.length === 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       assert.deepEqual(seen, [{ type: "batch", baseVersion: 3, version: 4, ops: [] }]);
       controller.abort();
       await loop;
-      for (let i = 0; i < 400 && subscription.signal?.aborted !== true; i++) {
+      for (let i = 0; i < 4000 && subscription.signal?.aborted !== true; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       assert.equal(subscription.signal?.aborted, true, "the server's subscription is aborted");

@@ -102,7 +102,7 @@ describe("events route", () => {
     controller.abort();
     await reader.cancel();
     const subscription = fake.subscriptions[0]!;
-    for (let i = 0; i < 200 && subscription.signal?.aborted !== true; i++) {
+    for (let i = 0; i < 2000 && subscription.signal?.aborted !== true; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     assert.equal(subscription.signal?.aborted, true);
@@ -197,7 +197,7 @@ describe("events route", () => {
       for (let i = 0; i < 50; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       await client.send({ threadId, requestKey: "s-1", input: { text: "go" } });
       const after = await client.waitForIdle(threadId);
-      for (let i = 0; i < 400 && versions.at(-1) !== after.viewVersion; i++) {
+      for (let i = 0; i < 4000 && versions.at(-1) !== after.viewVersion; i++) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       assert.ok(versions.length > 0);

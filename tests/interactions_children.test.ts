@@ -133,7 +133,7 @@ test("a child's resumed run cut by a restart asks the secret again, as a new pen
     interactionId: firstId,
     answers: [{ questionId: "token", value: SECRET }],
   });
-  for (let i = 0; i < 500 && f.childGateway.requests.length < 2; i++) {
+  for (let i = 0; i < 5000 && f.childGateway.requests.length < 2; i++) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   assert.ok(JSON.stringify(f.childGateway.requests[1]).includes(SECRET));
@@ -188,7 +188,7 @@ test("cancel with includeDescendants releases a child's pending approval as canc
   const { threadId } = await threads.create({ requestKey: "c" });
   await threads.send({ threadId, requestKey: "s", input: { text: "go" } });
   let childId: string | undefined;
-  for (let i = 0; i < 1000 && !childId; i++) {
+  for (let i = 0; i < 10_000 && !childId; i++) {
     childId = (await threads.list({ parentThreadId: threadId })).threads[0]?.threadId;
     if (!childId) await new Promise((resolve) => setTimeout(resolve, 5));
   }

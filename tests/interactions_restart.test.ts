@@ -93,7 +93,7 @@ describe("questions across restart", () => {
       value: "ada",
     }]);
     // The resumed run is in flight (its request hangs) when the host goes away.
-    for (let i = 0; i < 500 && h.gateway.requests.length < 2; i++) {
+    for (let i = 0; i < 5000 && h.gateway.requests.length < 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     assert.equal(h.gateway.requests.length, 2);
@@ -246,7 +246,7 @@ describe("a secret whose run ended normally", () => {
     assert.equal(approval.pending[0].kind, "approval");
     assert.ok(JSON.stringify(h.gateway.requests[1]).includes(SECRET));
     await decide({ threads: h.threads, threadId }, approval.pending[0].id, "b");
-    for (let i = 0; i < 500 && h.gateway.requests.length < 3; i++) {
+    for (let i = 0; i < 5000 && h.gateway.requests.length < 3; i++) {
       await sleep(5);
     }
     assert.equal(h.gateway.requests.length, 3, "the next run is in flight");

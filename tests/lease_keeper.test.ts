@@ -40,7 +40,7 @@ function fakeActors(): { actors: ActorCache; looks: () => number; renewals: () =
 
 /** Waits until `done()` holds, giving the 10 ms timer (a 30 ms lease) ample ticks. */
 async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 4000 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
   assert.ok(done(), "the condition never held");
 }
 

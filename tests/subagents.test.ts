@@ -237,7 +237,7 @@ describe("waiting, inspecting, cancelling", () => {
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     // Wait until the grandchild runs.
     let grandchild: string | undefined;
-    for (let i = 0; i < 500 && !grandchild; i++) {
+    for (let i = 0; i < 5000 && !grandchild; i++) {
       await new Promise((r) => setTimeout(r, 10));
       const [child] = (await f.threads.list({ parentThreadId: f.threadId })).threads;
       if (!child) continue;

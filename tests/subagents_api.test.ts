@@ -72,7 +72,7 @@ test("over HTTP: list({ parentThreadId }) and cancel({ includeDescendants })", a
   const { threadId } = await remote.create({ requestKey: "c" });
   await remote.send({ threadId, requestKey: "s", input: { text: "go" } });
   let children: { threadId: string; parentThreadId?: string }[] = [];
-  for (let i = 0; i < 500 && children.length === 0; i++) {
+  for (let i = 0; i < 5000 && children.length === 0; i++) {
     await new Promise((r) => setTimeout(r, 10));
     children = (await remote.list({ parentThreadId: threadId })).threads;
   }

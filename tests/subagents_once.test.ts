@@ -57,7 +57,7 @@ describe("exactly once", () => {
     );
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     let children: { threadId: string }[] = [];
-    for (let i = 0; i < 500 && children.length === 0; i++) {
+    for (let i = 0; i < 5000 && children.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 10));
       children = (await f.threads.list({ parentThreadId: f.threadId })).threads;
     }
@@ -103,7 +103,7 @@ describe("exactly once, under a new call id", () => {
     );
     await f.threads.send({ threadId: f.threadId, requestKey: "s1", input: { text: "go" } });
     let children: { threadId: string }[] = [];
-    for (let i = 0; i < 500 && children.length === 0; i++) {
+    for (let i = 0; i < 5000 && children.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 10));
       children = (await f.threads.list({ parentThreadId: f.threadId })).threads;
     }

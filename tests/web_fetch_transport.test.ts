@@ -23,7 +23,7 @@ after(async () => {
 
 /** Waits until the server has seen the client hang up on `path`. */
 async function hangupOf(server: LoopbackServer, path: string): Promise<void> {
-  for (let i = 0; i < 500 && !server.hangups.includes(path); i++) {
+  for (let i = 0; i < 5000 && !server.hangups.includes(path); i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   assert.ok(server.hangups.includes(path), `the client kept ${path} open`);
