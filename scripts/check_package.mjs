@@ -111,11 +111,13 @@ function pack() {
 /** The tarball holds what users need and nothing else (npm's own file list). */
 function checkContents(files) {
   const allowed = (f) =>
-    ["package.json", "README.md", "LICENSE"].includes(f) ||
+    ["package.json", "README.md", "LICENSE"].includes(f) || /^docs\/[A-Za-z0-9-]+\.md$/.test(f) ||
     /^dist\/.*(?<!\.d)\.js$/.test(f) || /^dist\/.*\.d\.ts$/.test(f);
   const extra = files.filter((f) => !allowed(f));
   if (extra.length) fail(`tarball carries files users do not need:\n  ${extra.join("\n  ")}`);
-  else ok(`tarball holds only dist/*.js, dist/*.d.ts, README.md, LICENSE, package.json`);
+  else ok(`tarball holds only dist/*.js, dist/*.d.ts, README.md, docs/*.md, LICENSE, package.json`);
+  // The README's guide links are relative: the guides must travel with it.
+  if (!files.includes("docs/README.md")) fail("tarball lacks the guides (docs/*.md)");
   const leaked = files.filter((f) => /(^|\/)(tests|bench|examples|scripts)\//.test(f));
   if (leaked.length) fail(`tarball carries tests, benchmarks or examples: ${leaked.join(", ")}`);
   const missing = entries.flatMap((e) => [e.js, e.dts]).map((f) => f.slice(2))
