@@ -10,6 +10,7 @@ import { apiEngine } from "./support/http.ts";
 import { askUser, heldTool, openOn, writeTool } from "./support/interactions.ts";
 import { until } from "./support/engine.ts";
 import { type Chunk, typesOf, uiChunksOf } from "./support/ui_chunks.ts";
+import { serveLoopback } from "./support/http_contract_support.ts";
 
 const user = (id: string, text: string) => ({ id, role: "user", parts: [{ type: "text", text }] });
 const submit = (...messages: unknown[]) => ({ id: "chat-1", trigger: "submit-message", messages });
@@ -200,6 +201,32 @@ describe("chat route: client disconnect", () => {
     assert.equal(view.turns[0].outcome, "cancelled");
     assert.equal(e.gateway.requests.length, 1, "no further model call");
     await e.host.shutdown();
+  });
+
+  test("over a real socket, a stream that ended (the turn waits for a person) is no disconnect", async () => {
+    // Deno.serve aborts `request.signal` once a response has been sent in full (its legacy
+    // behaviour): that abort must not cancel a turn whose stream ended because it waits.
+    const e = await apiEngine([askUser([{ id: "color", prompt: "Colour?" }]), { text: "Red." }]);
+    const app = threadApi(e.threads, { authorize: () => true, chat: { cancelOnDisconnect: true } });
+    const server = await serveLoopback((request) => app.fetch(request));
+    try {
+      const response = await fetch(`${server.url}/threads/${e.threadId}/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(submit(user("u-1", "pick"))),
+      });
+      const text = await response.text();
+      assert.ok(text.includes("[DONE]"), text);
+      // Give a late abort of the finished request time to reach the route.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const view = await e.threads.view(e.threadId);
+      assert.equal(view.status, "waiting");
+      assert.equal(view.pending.length, 1);
+      assert.equal(view.turns[0].outcome, undefined, "the waiting turn was not cancelled");
+    } finally {
+      await server.close();
+      await e.host.shutdown();
+    }
   });
 
   test("a bad chat option is refused when the app is built", () => {
