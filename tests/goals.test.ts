@@ -15,6 +15,8 @@ import {
 } from "@floret/engine";
 import { scriptedGateway, type ScriptStep } from "@floret/engine/testing";
 import { engine, sendAndWait, type TestEngine } from "./support/engine.ts";
+import { contextGateway, textOf, words } from "./support/context_gateway.ts";
+import { CONTEXT_SYSTEM } from "./support/context_host.ts";
 
 const local = (e: TestEngine): LocalThreadService => e.threads as LocalThreadService;
 
@@ -328,5 +330,57 @@ test("compact({ continueGoal: true }) keeps working on the active goal in the sa
     assert.equal((await e.threads.view(e.threadId)).turns.length, before + 1);
   } finally {
     await e.host.shutdown();
+  }
+});
+
+test("compact({ continueGoal: true }) on a full thread compacts, then the same turn works on the goal from the summary", async () => {
+  const gateway = contextGateway(CONTEXT_SYSTEM);
+  const host = await openHost({ store: memoryStore() });
+  const threads = host.threads({
+    agent: defineAgent({
+      id: "ctx",
+      systemPrompt: CONTEXT_SYSTEM,
+      gateway,
+      tools: [],
+      askUser: false,
+      todos: false,
+      goals: true,
+      context: { windowTokens: 8000 },
+    }),
+  }) as LocalThreadService;
+  try {
+    const { threadId } = await threads.create({ requestKey: "create" });
+    const say = async (key: string, text: string) => {
+      await threads.send({ threadId, requestKey: key, input: { text } });
+      return await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
+    };
+    // Answers long enough that the thread sits above the compaction target.
+    gateway.answers.push({ text: words(3000, "long") }, { text: words(1950, "more") });
+    await say("s1", "HEAD-MARKER first question");
+    await say("s2", "write a lot");
+    await threads.setGoal({ threadId, requestKey: "g", text: "Finish the audit" });
+    const before = (await threads.view(threadId)).turns.length;
+    const asked = gateway.requests.length;
+    gateway.answers.push(
+      { toolCalls: [{ name: "goal", arguments: { action: "review", evidence: "all checked" } }] },
+      { text: "continued work" },
+    );
+    const result = await threads.compact({ threadId, requestKey: "c", continueGoal: true });
+    assert.equal(result.outcome, "compacted");
+    const view = await threads.waitForIdle(threadId, { timeoutMs: 20_000 });
+    assert.equal(gateway.summaries.length, 1, "one summary request");
+    assert.equal(view.turns.length, before + 1, "one turn: the compaction, then the goal's work");
+    assert.equal(view.turns.at(-1)?.outcome, "completed");
+    assert.equal(view.goal?.review?.evidence, "all checked");
+    assert.equal(view.items.at(-1)?.text, "continued work");
+    // The goal's work reads the summary, not the head it replaced, and the continuation note.
+    const next = textOf(gateway.requests[asked]);
+    assert.match(next, /SUMMARY-1/);
+    assert.doesNotMatch(next, /HEAD-MARKER/);
+    assert.match(next, /Continue working on the active thread goal/);
+    const figures = await threads.context(threadId);
+    assert.deepEqual(figures.compactions.map((c) => c.status), ["compacted"]);
+  } finally {
+    await host.shutdown();
   }
 });
