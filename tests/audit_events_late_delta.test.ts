@@ -15,7 +15,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 test("deltas a cancelled stream yields later change nothing shown or published", async () => {
   const gateway = misbehavingGateway([{
     kind: "late",
-    delayMs: 30,
+    // Long enough that the cancel lands while the second event is still on its way.
+    delayMs: 300,
     events: [
       { type: "text", delta: "abc" },
       { type: "text", delta: " late" },
@@ -51,6 +52,11 @@ test("deltas a cancelled stream yields later change nothing shown or published",
       shown = item?.text ?? "";
     }
     assert.equal(shown, "abc", "the first delta is shown live");
+    // The engine asks for the next event before the cancel, so one is pending when it lands
+    // (showing "abc" comes before that read, and a cancel in between would leave none).
+    for (let i = 0; i < 2000 && gateway.reads < 2; i++) await pause(5);
+    assert.equal(gateway.reads, 2, "the engine reads on after the first delta");
+    assert.equal(gateway.lateYields, 1, "the second event is still on its way");
     const { view } = await threads.cancel({ threadId, requestKey: "x", mode: "immediate" });
     const settled = view.items.filter((item) => item.kind === "assistant");
     assert.deepEqual(settled.map((item) => [item.text, item.live]), [["abc", undefined]]);

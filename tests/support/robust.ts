@@ -163,14 +163,17 @@ export type Misbehaviour =
 export function misbehavingGateway(
   plays: Misbehaviour[],
   info: Partial<Gateway["info"]> | null = {},
-): Gateway & { attempts: number; requests: ProviderRequest[]; lateYields: number } {
-  const state = { attempts: 0, lateYields: 0, requests: [] as ProviderRequest[] };
+): Gateway & MisbehavingCounts {
+  const state = { attempts: 0, lateYields: 0, reads: 0, requests: [] as ProviderRequest[] };
   const gateway = {
     get attempts() {
       return state.attempts;
     },
     get lateYields() {
       return state.lateYields;
+    },
+    get reads() {
+      return state.reads;
     },
     requests: state.requests,
     info: info === null ? undefined : {
@@ -189,6 +192,7 @@ export function misbehavingGateway(
           let index = 0;
           return {
             next(): Promise<IteratorResult<ProviderEvent>> {
+              state.reads++;
               if (play.kind === "deaf") return new Promise(() => {});
               const event = play.events[index++];
               const result: IteratorResult<ProviderEvent> = event === undefined
@@ -207,11 +211,18 @@ export function misbehavingGateway(
       };
     },
   };
-  return gateway as unknown as Gateway & {
-    attempts: number;
-    requests: ProviderRequest[];
-    lateYields: number;
-  };
+  return gateway as unknown as Gateway & MisbehavingCounts;
+}
+
+/** What a misbehaving gateway counts. */
+export interface MisbehavingCounts {
+  /** Streams asked for. */
+  attempts: number;
+  requests: ProviderRequest[];
+  /** Events a `late` play has yielded (after their delay). */
+  lateYields: number;
+  /** `next()` calls on its streams: how far the engine has read. */
+  reads: number;
 }
 
 /** The events of one tool call, for hand-written gateway scripts. */
