@@ -95,12 +95,19 @@ export function postgresStore(options: PostgresStoreOptions): KvStore {
   if ("sql" in options) {
     // Any postgres.js client fits PostgresClient; the store works with its full type.
     const shared = options.sql as unknown as Sql;
-    return sqlStore(() => Promise.resolve(shared), () => Promise.resolve());
+    // A postgres.js client says its pool size; a look-alike may not.
+    const max = (shared as { options?: { max?: unknown } }).options?.max;
+    return sqlStore(
+      () => Promise.resolve(shared),
+      () => Promise.resolve(),
+      typeof max === "number" ? max : undefined,
+    );
   }
   const { url, maxConnections } = options;
   let owned: Sql | undefined;
+  const max = maxConnections ?? 10;
   const driverOptions: Options<Record<string, never>> = {
-    max: maxConnections ?? 10,
+    max,
     onnotice: () => {}, // "relation already exists" notices from CREATE ... IF NOT EXISTS
   };
   return sqlStore(
@@ -112,6 +119,7 @@ export function postgresStore(options: PostgresStoreOptions): KvStore {
     async () => {
       await owned?.end({ timeout: 5 });
     },
+    max,
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store's schema: one table `floret_kv` (key, value, version),
- * a sequence that numbers commits, and the function that applies one commit
- * inside the server. The store creates and upgrades it on first use, under an
+ * a sequence that numbers commits, the function that applies one commit
+ * inside the server and (version 2) the one that applies a group of them. The store creates and upgrades it on first use, under an
  * advisory lock so that several hosts starting at once do not race on DDL.
  *
  * Why a function: a commit's checks must see what every commit before it
@@ -16,7 +16,7 @@
 import { FloretError } from "@floret/engine/spi";
 
 /** The physical schema version this code writes and reads. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * The advisory-lock class of this store (the first argument of the two-key
@@ -37,7 +37,9 @@ export const FIRST_USER_KEY: Uint8Array = new Uint8Array([0x01]);
 
 // One step per schema version: MIGRATIONS[n] upgrades version n to n + 1.
 // Every statement is idempotent, so a step interrupted before its version
-// bump simply runs again.
+// bump simply runs again. Both functions lock in ascending hash order, the
+// group function all of its keys up front: every transaction takes its locks
+// in one global order, so commits and groups never deadlock each other.
 const MIGRATIONS: readonly (readonly string[])[] = [
   [
     `CREATE SEQUENCE IF NOT EXISTS floret_kv_version`,
@@ -67,6 +69,53 @@ const MIGRATIONS: readonly (readonly string[])[] = [
          SELECT k, v, committed FROM unnest(set_keys, set_values) AS s(k, v)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version;
        RETURN committed;
+     END $$`,
+  ],
+  [
+    // Applies commits one after another, in order, in one transaction: each
+    // is checked against what the ones before it wrote, and one whose check
+    // fails is skipped (NULL in its slot) without touching the others. Each
+    // commit's part of the flat arrays ends at its *_ends entry (1-based).
+    `CREATE OR REPLACE FUNCTION floret_kv_commit_many(
+       check_ends int[], check_keys bytea[], check_versions bigint[],
+       set_ends int[], set_keys bytea[], set_values bytea[],
+       delete_ends int[], delete_keys bytea[]
+     ) RETURNS bigint[] LANGUAGE plpgsql AS $$
+     DECLARE
+       results bigint[] := '{}';
+       committed bigint;
+       c0 int := 0; s0 int := 0; d0 int := 0;
+       c1 int; s1 int; d1 int;
+     BEGIN
+       PERFORM pg_advisory_xact_lock(${LOCK_CLASS}, h)
+         FROM (SELECT DISTINCT hashtext(encode(k, 'base64')) AS h
+                 FROM unnest(check_keys || set_keys || delete_keys) AS k
+                ORDER BY 1) AS locks;
+       FOR i IN 1 .. coalesce(cardinality(check_ends), 0) LOOP
+         c1 := check_ends[i]; s1 := set_ends[i]; d1 := delete_ends[i];
+         IF EXISTS (
+           SELECT 1 FROM unnest(check_keys[c0 + 1 : c1], check_versions[c0 + 1 : c1])
+                    AS c(k, expected)
+             LEFT JOIN floret_kv AS kv ON kv.key = c.k
+            WHERE kv.version IS DISTINCT FROM c.expected
+         ) THEN
+           results := array_append(results, NULL::bigint);
+         ELSE
+           committed := nextval('floret_kv_version');
+           IF d1 > d0 THEN
+             DELETE FROM floret_kv WHERE key = ANY (delete_keys[d0 + 1 : d1]);
+           END IF;
+           IF s1 > s0 THEN
+             INSERT INTO floret_kv (key, value, version)
+               SELECT k, v, committed
+                 FROM unnest(set_keys[s0 + 1 : s1], set_values[s0 + 1 : s1]) AS s(k, v)
+               ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version;
+           END IF;
+           results := array_append(results, committed);
+         END IF;
+         c0 := c1; s0 := s1; d0 := d1;
+       END LOOP;
+       RETURN results;
      END $$`,
   ],
 ];

@@ -1,11 +1,10 @@
 /**
  * The PostgreSQL store over a `postgres` (postgres.js) client. Reads are
- * plain SELECTs on the one table; a commit is one call of the schema's
- * `floret_kv_commit` function: one round trip that locks the commit's keys,
- * runs its checks, takes the next version from the sequence and writes.
- * Commits on different keys run at the same time on the client's pool, and
- * PostgreSQL flushes their WAL records together, so concurrent threads share
- * fsyncs without any grouping of our own.
+ * plain SELECTs on the one table. A commit is one call of a schema function
+ * (postgres_commits.ts): one round trip that locks the commit's keys, runs its
+ * checks, takes the next version from the sequence and writes. Commits that
+ * arrive while several are already on their way go together, as one call
+ * that applies each on its own (postgres_group_commit.ts).
  *
  * @module
  */
@@ -16,7 +15,6 @@ import {
   compareBytes,
   decodeKey,
   FloretError,
-  formatVersion,
   planCommit,
   planGet,
   planScan,
@@ -30,70 +28,55 @@ import type {
   KvSelector,
   KvStore,
 } from "@floret/engine/spi";
+import { commitSender, type StoredVersion, versionOf } from "./postgres_commits.ts";
+import { storageFailure } from "./postgres_errors.ts";
+import { CommitLanes, DEFAULT_GROUP_LIMITS } from "./postgres_group_commit.ts";
 import { FIRST_USER_KEY, prepareSchema } from "./postgres_schema.ts";
 
-type Row = { key: Uint8Array; value: Uint8Array; version: string | number | bigint };
+type Row = { key: Uint8Array; value: Uint8Array; version: StoredVersion };
 
-const COMMIT_SQL = "SELECT floret_kv_commit($1::bytea[], $2::bigint[], $3::bytea[], " +
-  "$4::bytea[], $5::bytea[]) AS version";
 const GET_SQL = "SELECT key, value, version FROM floret_kv WHERE key = ANY ($1::bytea[])";
 const LIST_SQL = (order: "ASC" | "DESC", limited: boolean) =>
   "SELECT key, value, version FROM floret_kv WHERE key >= $1::bytea AND key < $2::bytea " +
   `ORDER BY key ${order}${limited ? " LIMIT $3::bigint" : ""}`;
 
-// A stored version as the SPI's fixed-width string.
-const versionOf = (value: Row["version"]): string => formatVersion(BigInt(value));
-
-// Expected versions as the function's bigint[]: a string that no commit of
-// this store can have written (another store's version, garbage) becomes -1,
-// which never matches, so the check fails instead of the statement.
-const MAX_BIGINT = 2n ** 63n - 1n;
-const expected = (version: string | null): string | null => {
-  if (version === null) return null;
-  if (!/^\d{1,20}$/.test(version)) return "-1";
-  const counter = BigInt(version);
-  return counter <= MAX_BIGINT ? String(counter) : "-1";
-};
+// The open client and the group commit on it.
+type Client = { sql: Sql; lanes: CommitLanes };
 
 // postgres.js hands bytea back as a Buffer on Node; the SPI promises plain
 // Uint8Arrays the caller owns.
 const own = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes);
 
 /**
- * Wraps a driver error as the SPI's `storage_failure`, keeping it as `cause`.
- *
- * @param error what the driver threw
- * @param operation what the store was doing
- * @returns the error to throw
- */
-export function storageFailure(error: unknown, operation: string): FloretError {
-  if (error instanceof FloretError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  return new FloretError("storage_failure", `postgresStore ${operation} failed: ${detail}`, {
-    cause: error,
-  });
-}
-
-/**
  * A store on a postgres.js client.
  *
  * @param connect returns the client, creating it on first use
  * @param release ends the client when the store owns it
+ * @param poolSize the client's most connections, when known: commit calls
+ *   in flight never outnumber them
  * @returns the store
  */
-export function sqlStore(connect: () => Promise<Sql>, release: () => Promise<void>): KvStore {
-  let ready: Promise<Sql> | undefined;
+export function sqlStore(
+  connect: () => Promise<Sql>,
+  release: () => Promise<void>,
+  poolSize?: number,
+): KvStore {
+  let ready: Promise<Client> | undefined;
   let closed = false;
+  const limits = {
+    ...DEFAULT_GROUP_LIMITS,
+    lanes: Math.max(1, Math.min(DEFAULT_GROUP_LIMITS.lanes, poolSize ?? Infinity)),
+  };
 
-  const open = async (): Promise<Sql> => {
+  const open = async (): Promise<Client> => {
     const sql = await connect();
     await prepareSchema((work) =>
       sql.begin((tx) => work({ run: (statement) => tx.unsafe(statement) }))
         .then(() => undefined)
     );
-    return sql;
+    return { sql, lanes: new CommitLanes(commitSender(sql), limits) };
   };
-  const client = (): Promise<Sql> => {
+  const client = (): Promise<Client> => {
     if (closed) {
       return Promise.reject(new FloretError("storage_failure", "Store is closed: postgresStore"));
     }
@@ -108,7 +91,7 @@ export function sqlStore(connect: () => Promise<Sql>, release: () => Promise<voi
     async getMany(keys: readonly KvKey[]): Promise<(KvEntry | null)[]> {
       const encoded = planGet(keys);
       if (encoded.length === 0) return [];
-      const sql = await client();
+      const { sql } = await client();
       let rows: Row[];
       try {
         rows = await sql.unsafe<Row[]>(GET_SQL, [encoded as never]);
@@ -128,7 +111,7 @@ export function sqlStore(connect: () => Promise<Sql>, release: () => Promise<voi
 
     async list(selector: KvSelector, options?: KvListOptions): Promise<KvEntry[]> {
       const scan = planScan(selector, options);
-      const sql = await client();
+      const { sql } = await client();
       if (scan.empty) return [];
       // Meta rows sit below every user key; a scan from the empty key skips them.
       const lower = compareBytes(scan.lower, FIRST_USER_KEY) < 0 ? FIRST_USER_KEY : scan.lower;
@@ -152,22 +135,8 @@ export function sqlStore(connect: () => Promise<Sql>, release: () => Promise<voi
 
     async commit(op: KvCommit): Promise<KvCommitResult> {
       const plan = planCommit(op);
-      const sql = await client();
-      const sets = plan.writes.filter((write) => write.value !== null);
-      const params = [
-        plan.checks.map((check) => check.key),
-        plan.checks.map((check) => expected(check.version)),
-        sets.map((write) => write.key),
-        sets.map((write) => write.value as Uint8Array),
-        plan.writes.filter((write) => write.value === null).map((write) => write.key),
-      ];
-      try {
-        const [row] = await sql.unsafe<{ version: string | null }[]>(COMMIT_SQL, params as never[]);
-        if (row?.version === null || row?.version === undefined) return { ok: false };
-        return { ok: true, version: versionOf(row.version) };
-      } catch (error) {
-        throw storageFailure(error, "commit");
-      }
+      const { lanes } = await client();
+      return lanes.submit(plan);
     },
 
     async close(): Promise<void> {
