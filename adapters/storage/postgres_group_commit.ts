@@ -11,7 +11,11 @@
  * concurrent transactions: what a commit costs besides the flush — the
  * driver's work per query on our side, parsing, planning, a transaction and
  * a lock table round on the server's — is paid once per group. Measured on
- * the 2-core bench machine (bench/README.md, "Postgres group commit").
+ * the 2-core bench machine (bench/README.md, "Postgres group commit"; 3
+ * interleaved passes each): 200 concurrent conversations went from 693 to
+ * 282 µs per step (1,443 to 3,548 steps/s, 4.33x to 10.73x LangGraph +
+ * PostgresSaver) and from 482 to 224 client CPU µs per step; sequential steps
+ * did not move (3,315 vs 3,362 µs at N=10, 2,653 vs 2,564 at N=100).
  *
  * @module
  */
