@@ -10,9 +10,16 @@
 
 import type { CommitPlan, KvCommitResult } from "@floret/engine/spi";
 import { storageFailure } from "./libsql_statements.ts";
+import {
+  type GroupBounds,
+  type GroupOutcome,
+  settleGroup,
+  takeGroup,
+  type WaitingCommit,
+  waitingCommit,
+} from "./commit_group.ts";
 
-/** What became of one commit of a group: its result, or the error that failed only it. */
-export type GroupOutcome = KvCommitResult | { error: unknown };
+export type { GroupOutcome } from "./commit_group.ts";
 
 /**
  * Runs one group in one transaction and returns one outcome per plan, in
@@ -24,12 +31,8 @@ export type GroupRunner = (
   plans: readonly CommitPlan[],
 ) => GroupOutcome[] | Promise<GroupOutcome[]>;
 
-/** Bounds on one group, so a flood of commits never holds the write lock for long. */
-export interface GroupLimits {
-  /** Most commits in one transaction. */
-  maxCommits: number;
-  /** Most key and value bytes in one transaction (a larger single commit still runs alone). */
-  maxBytes: number;
+/** Bounds on one group, and how groups of one start. */
+export interface GroupLimits extends GroupBounds {
   /**
    * Most groups in a row that start without a loop turn, each after a group
    * of one (see {@link GroupCommitter}); 0 makes every group wait a turn.
@@ -46,13 +49,6 @@ export const DEFAULT_GROUP_LIMITS: GroupLimits = {
   maxBytes: 8 * 1024 * 1024,
   loneRun: 0,
 };
-
-interface Waiting {
-  plan: CommitPlan;
-  bytes: number;
-  resolve: (result: KvCommitResult) => void;
-  reject: (error: unknown) => void;
-}
 
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown })
   .setImmediate;
@@ -73,13 +69,6 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => onNextTurn(resolve));
 }
 
-function sizeOf(plan: CommitPlan): number {
-  let bytes = 0;
-  for (const check of plan.checks) bytes += check.key.length;
-  for (const write of plan.writes) bytes += write.key.length + (write.value?.length ?? 0);
-  return bytes;
-}
-
 /**
  * Queues commits and runs them in groups, one group at a time. A group
  * starts on the next turn of the event loop, so every caller whose commit is
@@ -96,7 +85,7 @@ function sizeOf(plan: CommitPlan): number {
 export class GroupCommitter {
   readonly #run: GroupRunner;
   readonly #limits: GroupLimits;
-  #waiting: Waiting[] = [];
+  #waiting: WaitingCommit[] = [];
   #busy = false;
   // Groups started as promise jobs since the last one that waited a turn,
   // or -1 when the last group held several commits.
@@ -121,7 +110,7 @@ export class GroupCommitter {
    */
   submit(plan: CommitPlan): Promise<KvCommitResult> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ plan, bytes: sizeOf(plan), resolve, reject });
+      this.#waiting.push(waitingCommit(plan, resolve, reject));
       this.#schedule();
     });
   }
@@ -151,16 +140,8 @@ export class GroupCommitter {
     }
   }
 
-  #take(): Waiting[] {
-    let count = 0;
-    let bytes = 0;
-    for (const waiting of this.#waiting) {
-      if (count >= this.#limits.maxCommits) break;
-      if (count > 0 && bytes + waiting.bytes > this.#limits.maxBytes) break;
-      count += 1;
-      bytes += waiting.bytes;
-    }
-    return this.#waiting.splice(0, count);
+  #take(): WaitingCommit[] {
+    return takeGroup(this.#waiting, this.#limits);
   }
 
   // A runner that finished synchronously (the usual case) settles its group
@@ -185,19 +166,12 @@ export class GroupCommitter {
     }
   }
 
-  #settle(group: readonly Waiting[], error: unknown, outcomes?: readonly GroupOutcome[]): void {
-    if (outcomes === undefined) {
-      const failure = storageFailure(error, "commit");
-      for (const waiting of group) waiting.reject(failure);
-    } else {
-      group.forEach((waiting, i) => {
-        const outcome = outcomes[i];
-        if (outcome === undefined) {
-          waiting.reject(storageFailure(new Error("a commit has no outcome"), "commit"));
-        } else if ("error" in outcome) waiting.reject(storageFailure(outcome.error, "commit"));
-        else waiting.resolve(outcome);
-      });
-    }
+  #settle(
+    group: readonly WaitingCommit[],
+    error: unknown,
+    outcomes?: readonly GroupOutcome[],
+  ): void {
+    settleGroup(group, outcomes, error, commitFailure);
     if (this.#waiting.length > 0) {
       onNextTurn(this.#flushNow);
       return;
@@ -207,4 +181,8 @@ export class GroupCommitter {
     this.#drained = [];
     for (const resolve of drained) resolve();
   }
+}
+
+function commitFailure(error: unknown): unknown {
+  return storageFailure(error, "commit");
 }

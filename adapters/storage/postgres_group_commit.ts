@@ -22,9 +22,16 @@
 
 import type { CommitPlan, KvCommitResult } from "@floret/engine/spi";
 import { storageFailure } from "./postgres_errors.ts";
+import {
+  type GroupBounds,
+  type GroupOutcome,
+  settleGroup,
+  takeGroup,
+  type WaitingCommit,
+  waitingCommit,
+} from "./commit_group.ts";
 
-/** What became of one commit of a group: its result, or the error that failed only it. */
-export type GroupOutcome = KvCommitResult | { error: unknown };
+export type { GroupOutcome } from "./commit_group.ts";
 
 /** The two calls a group commit makes. */
 export interface CommitSender {
@@ -38,13 +45,9 @@ export interface CommitSender {
 }
 
 /** Bounds on group commit. */
-export interface GroupLimits {
+export interface GroupLimits extends GroupBounds {
   /** Most commit calls in flight at once. */
   lanes: number;
-  /** Most commits in one group. */
-  maxCommits: number;
-  /** Most key and value bytes in one group (a larger single commit still goes alone). */
-  maxBytes: number;
 }
 
 /**
@@ -59,26 +62,12 @@ export const DEFAULT_GROUP_LIMITS: GroupLimits = {
   maxBytes: 8 * 1024 * 1024,
 };
 
-interface Waiting {
-  plan: CommitPlan;
-  bytes: number;
-  resolve: (result: KvCommitResult) => void;
-  reject: (error: unknown) => void;
-}
-
-function sizeOf(plan: CommitPlan): number {
-  let bytes = 0;
-  for (const check of plan.checks) bytes += check.key.length;
-  for (const write of plan.writes) bytes += write.key.length + (write.value?.length ?? 0);
-  return bytes;
-}
-
 /** Sends commits alone while a lane is free, and in groups once all are busy. */
 export class CommitLanes {
   readonly #send: CommitSender;
   readonly #limits: GroupLimits;
   #inFlight = 0;
-  #waiting: Waiting[] = [];
+  #waiting: WaitingCommit[] = [];
 
   /**
    * @param send makes the calls
@@ -104,7 +93,7 @@ export class CommitLanes {
       return sent;
     }
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ plan, bytes: sizeOf(plan), resolve, reject });
+      this.#waiting.push(waitingCommit(plan, resolve, reject));
     });
   }
 
@@ -122,20 +111,12 @@ export class CommitLanes {
     }
   }
 
-  #take(): Waiting[] {
-    let count = 0;
-    let bytes = 0;
-    for (const waiting of this.#waiting) {
-      if (count >= this.#limits.maxCommits) break;
-      if (count > 0 && bytes + waiting.bytes > this.#limits.maxBytes) break;
-      count += 1;
-      bytes += waiting.bytes;
-    }
-    return this.#waiting.splice(0, count);
+  #take(): WaitingCommit[] {
+    return takeGroup(this.#waiting, this.#limits);
   }
 
   // Settles every commit of the group; never rejects.
-  async #run(group: readonly Waiting[]): Promise<void> {
+  async #run(group: readonly WaitingCommit[]): Promise<void> {
     if (group.length === 1) {
       const [only] = group;
       await this.#send.one(only.plan).then(only.resolve, only.reject);
@@ -145,16 +126,13 @@ export class CommitLanes {
     try {
       outcomes = await this.#send.many(group.map((waiting) => waiting.plan));
     } catch (error) {
-      const failure = storageFailure(error, "commit");
-      for (const waiting of group) waiting.reject(failure);
+      settleGroup(group, undefined, error, commitFailure);
       return;
     }
-    group.forEach((waiting, i) => {
-      const outcome = outcomes[i];
-      if (outcome === undefined) {
-        waiting.reject(storageFailure(new Error("a commit has no outcome"), "commit"));
-      } else if ("error" in outcome) waiting.reject(storageFailure(outcome.error, "commit"));
-      else waiting.resolve(outcome);
-    });
+    settleGroup(group, outcomes, undefined, commitFailure);
   }
+}
+
+function commitFailure(error: unknown): unknown {
+  return storageFailure(error, "commit");
 }
