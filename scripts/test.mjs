@@ -23,7 +23,6 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { availableParallelism } from "node:os";
 import { startPostgres } from "./postgres_server.mjs";
 import { bunReport, denoReport, firstLines, nodeReport } from "./test_reports.mjs";
 
@@ -55,7 +54,6 @@ if (unknown.length) {
   process.exit(2);
 }
 // Node's own test files run this many at a time (each in its own process).
-const nodeFiles = Math.max(2, Math.min(4, availableParallelism()));
 const jobs = Math.max(1, Number(process.env.FLORET_TEST_JOBS) || NAMES.length);
 
 function listFiles(dir, predicate) {
@@ -172,16 +170,23 @@ const files = `${testFiles.length} test file${testFiles.length === 1 ? "" : "s"}
 // .tmp/gate/durations.tsv when files are added — an unknown file counts 1 s).
 // A few chosen files still run one process each.
 const NODE_SHARDS = Number(process.env.FLORET_NODE_SHARDS) || 4;
+// deno test --parallel: files at a time (DENO_JOBS); see the deno step.
+const DENO_JOBS = Number(process.env.FLORET_DENO_JOBS) || 3;
 // bun test runs its files one after another in one process, and most of their
 // time is waiting; two bun processes with half the files each overlap it.
 const BUN_SHARDS = testFiles.length > 8 ? Number(process.env.FLORET_BUN_SHARDS) || 2 : 1;
+
+/** `files` with the heaviest (by scripts/test_weights.json) first. */
+function heaviestFirst(files) {
+  const weights = JSON.parse(readFileSync("scripts/test_weights.json", "utf8"));
+  return [...files].sort((a, b) => (weights[b] ?? 1) - (weights[a] ?? 1));
+}
 
 /** Splits files into n shares of about equal weight (heaviest first, each to the lightest share). */
 function balance(files, n) {
   const weights = JSON.parse(readFileSync("scripts/test_weights.json", "utf8"));
   const shards = Array.from({ length: n }, () => ({ seconds: 0, files: [] }));
-  const heaviestFirst = [...files].sort((a, b) => (weights[b] ?? 1) - (weights[a] ?? 1));
-  for (const file of heaviestFirst) {
+  for (const file of heaviestFirst(files)) {
     const lightest = shards.reduce((min, shard) => (shard.seconds < min.seconds ? shard : min));
     lightest.seconds += weights[file] ?? 1;
     lightest.files.push(file);
@@ -243,13 +248,18 @@ const steps = [
   },
   {
     name: "deno",
-    what: `${files} under deno test (${nodeFiles} files at a time)`,
+    what: `${files} under deno test (${DENO_JOBS} files at a time)`,
     // Types are checked once by tsc (tests included); deno test only runs them.
-    // Two modules at a time: between its tests Deno spends its time loading the next module.
+    // Several modules at a time: between its tests Deno spends its time loading the next
+    // module, and the long files mostly wait. Heaviest first, so no long file starts last.
     run: () =>
-      exec("deno", bin("deno"), ["test", "-A", "--no-check", "--parallel", ...testFiles], {
-        DENO_JOBS: String(nodeFiles),
-      }),
+      exec("deno", bin("deno"), [
+        "test",
+        "-A",
+        "--no-check",
+        "--parallel",
+        ...heaviestFirst(testFiles),
+      ], { DENO_JOBS: String(DENO_JOBS) }),
     report: (output) => denoReport(output),
   },
   {
