@@ -92,7 +92,7 @@ export type {
 export { openHost } from "./src/runtime/host/host.ts";
 export type { AgentSource, Host, HostOptions, StartupPhase } from "./src/runtime/host/host.ts";
 export type { RestoreReport } from "./src/runtime/host/restore.ts";
-export type { TitleState, TitleStatus } from "./src/projection/title_state.ts";
+export type { TitleState, TitleStatus } from "./src/projection/view/title_state.ts";
 export { ACTIVITY_LIMITS } from "./src/tools/tool_activity.ts";
 export type { ActivityRow, ToolActivity } from "./src/tools/tool_activity.ts";
 export type { WebActivity, WebActivitySource } from "./src/tools/web_activity.ts";
@@ -115,7 +115,7 @@ export type { ThreadServiceWave3 } from "./src/runtime/host/long_work_service.ts
 export type { Goal } from "./src/tools/goal_state.ts";
 export type { ParentEvent } from "./src/subagents/parent_event_list.ts";
 export type { CompactResult } from "./src/runtime/commands/compaction_command.ts";
-export type { CompactionRecord } from "./src/projection/context_model.ts";
+export type { CompactionRecord } from "./src/projection/history/context_model.ts";
 export type {
   ApprovalInteraction,
   Artifact,
@@ -146,8 +146,8 @@ export type {
   UserItem,
   ViewComponents,
   ViewOp,
-} from "./src/projection/view_types.ts";
-export { applyUpdate } from "./src/projection/apply_update.ts";
+} from "./src/projection/view/view_types.ts";
+export { applyUpdate } from "./src/projection/view/apply_update.ts";
 export type {
   ObservationContext,
   ObservationDetails,

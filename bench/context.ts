@@ -17,7 +17,7 @@
 import { defineAgent } from "@floret/engine";
 import { scriptedGateway } from "@floret/engine/testing";
 import type { Entry } from "../src/journal/entries.ts";
-import { HistoryModel } from "../src/projection/history_model.ts";
+import { HistoryModel } from "../src/projection/history/history_model.ts";
 import { freezeRequest, projectRequest } from "../src/engine/attempt/request_builder.ts";
 
 const ROUNDS = Number(globalThis.process?.env?.ROUNDS ?? 200);

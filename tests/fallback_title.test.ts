@@ -3,7 +3,7 @@
 // a plain restatement of that rule on awkward inputs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fallbackTitle, MAX_FALLBACK_TITLE } from "../src/projection/title_state.ts";
+import { fallbackTitle, MAX_FALLBACK_TITLE } from "../src/projection/view/title_state.ts";
 import type { AdmittedInput } from "../src/journal/entries.ts";
 
 function reference(input: AdmittedInput): string | undefined {

@@ -7,7 +7,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HistoryModel } from "../src/projection/history_model.ts";
+import { HistoryModel } from "../src/projection/history/history_model.ts";
 import type { Entry } from "../src/journal/entries.ts";
 import { roughCounter } from "../src/context/token_counter.ts";
 import { canonicalJson } from "../src/identity/canonical_json.ts";

@@ -5,8 +5,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { copyTurn } from "../src/projection/turn_shape.ts";
-import type { TurnSummary } from "../src/projection/view_types.ts";
+import { copyTurn } from "../src/projection/view/turn_shape.ts";
+import type { TurnSummary } from "../src/projection/view/view_types.ts";
 import { setup } from "./support/context_host.ts";
 
 const at = "2026-12-01T00:00:00.000Z";

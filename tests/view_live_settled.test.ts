@@ -8,8 +8,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Entry } from "../src/journal/entries.ts";
 import { Interactions } from "../src/projection/interactions.ts";
-import { ViewModel } from "../src/projection/view_model.ts";
-import type { ViewOp } from "../src/projection/view_types.ts";
+import { ViewModel } from "../src/projection/view/view_model.ts";
+import type { ViewOp } from "../src/projection/view/view_types.ts";
 
 const AT = "2026-12-02T01:00:00.000Z";
 

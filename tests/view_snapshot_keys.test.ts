@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ThreadRecord } from "../src/journal/thread_record.ts";
 import { Interactions } from "../src/projection/interactions.ts";
-import { ViewModel } from "../src/projection/view_model.ts";
+import { ViewModel } from "../src/projection/view/view_model.ts";
 import { viewSnapshot } from "../src/runtime/actor/view_snapshot.ts";
 
 const AT = "2026-12-02T01:00:00.000Z";

@@ -6,7 +6,7 @@
  * @module
  */
 import { nowIso } from "../journal/now_iso.ts";
-import type { ThreadView, ViewOp } from "../projection/view_types.ts";
+import type { ThreadView, ViewOp } from "../projection/view/view_types.ts";
 import type { ThreadRecord } from "../journal/thread_record.ts";
 import { claimOf, commandKeyNow, withKey } from "../runtime/commands/request_keys.ts";
 import type { ServiceContext } from "../runtime/commands/service_context.ts";

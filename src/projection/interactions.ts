@@ -12,7 +12,7 @@ import type {
   InteractionResolution,
   StoredQuestion,
 } from "../journal/entries.ts";
-import type { Interaction, Question } from "./view_types.ts";
+import type { Interaction, Question } from "./view/view_types.ts";
 
 /** One interaction as the engine tracks it. */
 export interface InteractionState {

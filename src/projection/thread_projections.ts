@@ -6,11 +6,11 @@
  * @module
  */
 import type { Entry } from "../journal/entries.ts";
-import { ContextModel } from "./context_model.ts";
-import { HistoryModel } from "./history_model.ts";
+import { ContextModel } from "./history/context_model.ts";
+import { HistoryModel } from "./history/history_model.ts";
 import { Interactions } from "./interactions.ts";
 import { OpenCalls } from "./open_calls.ts";
-import { type OpSink, ViewModel } from "./view_model.ts";
+import { type OpSink, ViewModel } from "./view/view_model.ts";
 
 /** The view, provider history and open calls of one thread, kept in step. */
 export class ThreadProjections {

@@ -14,7 +14,7 @@ import {
   type ListPlace,
   placeAt,
 } from "../journal/list_order.ts";
-import type { ThreadSummary } from "../projection/view_types.ts";
+import type { ThreadSummary } from "../projection/view/view_types.ts";
 import { summarize } from "../runtime/queries/thread_summary.ts";
 import type { ServiceContext } from "../runtime/commands/service_context.ts";
 

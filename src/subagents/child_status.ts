@@ -6,7 +6,7 @@
  * @module
  */
 import { REPORT_TOOL_NAME } from "../config/agent.ts";
-import type { ThreadView } from "../projection/view_types.ts";
+import type { ThreadView } from "../projection/view/view_types.ts";
 import { boundUtf8, MAX_PREVIEW_BYTES, MAX_REPORT_BYTES } from "./bounds.ts";
 
 /** The tool a child calls to hand its report to the parent. */

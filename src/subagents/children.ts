@@ -12,7 +12,7 @@ import { FloretError } from "../errors.ts";
 import { cancel } from "../runtime/commands/cancel_command.ts";
 import { waitForIdle } from "../runtime/queries/queries.ts";
 import type { ServiceContext } from "../runtime/commands/service_context.ts";
-import type { ThreadView } from "../projection/view_types.ts";
+import type { ThreadView } from "../projection/view/view_types.ts";
 import { cancelDescendants } from "./cascade.ts";
 import { childPreview, childReport, type ChildStatus, childStatus } from "./child_status.ts";
 import { spawnChild, type SpawnOutcome, type SpawnRequest } from "./spawn.ts";

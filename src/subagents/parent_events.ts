@@ -11,7 +11,7 @@ import { nowIso } from "../journal/now_iso.ts";
 import type { ChildEvent } from "../journal/entries.ts";
 import { keys } from "../journal/keys.ts";
 import type { ServiceContext } from "../runtime/commands/service_context.ts";
-import type { ThreadView } from "../projection/view_types.ts";
+import type { ThreadView } from "../projection/view/view_types.ts";
 import { childReport } from "./child_status.ts";
 import { boundUtf8, MAX_PREVIEW_BYTES } from "./bounds.ts";
 

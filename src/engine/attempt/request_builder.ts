@@ -10,13 +10,13 @@ import type { Agent } from "../../config/agent.ts";
 import { canonicalJson } from "../../identity/canonical_json.ts";
 import { sha256HexSync } from "../../_runtime.ts";
 import { sha256Hex } from "../../identity/fingerprint.ts";
-import type { HistoryReader } from "../../projection/history_model.ts";
+import type { HistoryReader } from "../../projection/history/history_model.ts";
 import {
   type HistoryMessage,
   listedMessages,
   type Listing,
   toHistory,
-} from "../../projection/history_message.ts";
+} from "../../projection/history/history_message.ts";
 import type { ProviderMessage, ProviderRequest, ProviderTool } from "../../provider/gateway.ts";
 import { implementationOf } from "../../tools/define_tool.ts";
 import { counterOf } from "../../context/budget.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { StoredQuestion, ToolOutcome } from "../../journal/entries.ts";
-import type { Artifact } from "../../projection/view_types.ts";
+import type { Artifact } from "../../projection/view/view_types.ts";
 import { askUserInput } from "../../tools/builtin_tools.ts";
 import type { ToolContext } from "../../tools/define_tool.ts";
 import { callHostCodeSync, describeThrown } from "../run/host_code.ts";

@@ -17,7 +17,7 @@ import type {
   CompactionTrigger,
   TurnFailure,
 } from "../../journal/entries.ts";
-import type { HistoryMessage } from "../../projection/history_message.ts";
+import type { HistoryMessage } from "../../projection/history/history_message.ts";
 import type { Usage } from "../../provider/gateway.ts";
 import { ProviderError } from "../../provider/provider_error.ts";
 import { callProvider } from "../attempt/provider_call.ts";

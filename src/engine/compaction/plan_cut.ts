@@ -9,7 +9,7 @@
 import type { ContextBudget } from "../../context/budget.ts";
 import { CHECKPOINT_ALLOWANCE_TOKENS } from "../../context/budget.ts";
 import type { TokenCounter } from "../../context/token_counter.ts";
-import type { HistoryMessage } from "../../projection/history_message.ts";
+import type { HistoryMessage } from "../../projection/history/history_message.ts";
 
 /** A planned cut. */
 export interface CutPlan {

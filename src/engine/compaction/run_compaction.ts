@@ -9,7 +9,7 @@
 import type { Agent } from "../../config/agent.ts";
 import type { ContextBudget } from "../../context/budget.ts";
 import type { CompactionTrigger } from "../../journal/entries.ts";
-import { recordOf } from "../../projection/context_model.ts";
+import { recordOf } from "../../projection/history/context_model.ts";
 import type { Projection } from "../attempt/request_builder.ts";
 import type { RunHost } from "../run/run_loop.ts";
 import { compactContext, type NewCompaction } from "./compact.ts";

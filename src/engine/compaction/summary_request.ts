@@ -10,7 +10,7 @@ import { MESSAGE_FRAMING_TOKENS } from "../../context/token_count.ts";
 import type { TokenCounter } from "../../context/token_counter.ts";
 import { canonicalJson } from "../../identity/canonical_json.ts";
 import { sha256Hex } from "../../identity/fingerprint.ts";
-import type { HistoryMessage } from "../../projection/history_message.ts";
+import type { HistoryMessage } from "../../projection/history/history_message.ts";
 import type { ProviderMessage, ProviderRequest } from "../../provider/gateway.ts";
 
 /** Instructions of the summary request; never the agent's system prompt. */

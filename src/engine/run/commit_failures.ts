@@ -14,11 +14,11 @@ import type {
   TurnOutcome,
 } from "../../journal/entries.ts";
 import type { NewCompaction } from "../compaction/compact.ts";
-import type { HistoryReader } from "../../projection/history_model.ts";
+import type { HistoryReader } from "../../projection/history/history_model.ts";
 import type { InteractionsReader } from "../../projection/interactions.ts";
 import type { OpenCallsReader } from "../../projection/open_calls.ts";
 import type { NewResults, NewStep, RunHost } from "./run_loop.ts";
-import type { Artifact, RunProgress } from "../../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../../projection/view/view_types.ts";
 import type { ProviderMessage, Usage } from "../../provider/gateway.ts";
 import type { StopSwitch } from "../attempt/step_abort.ts";
 

@@ -14,8 +14,8 @@ import {
   outputBudget,
 } from "../../context/budget.ts";
 import type { CompactionTrigger, TurnFailure } from "../../journal/entries.ts";
-import type { HistoryMessage } from "../../projection/history_message.ts";
-import { supplementalMessage } from "../../projection/supplemental.ts";
+import type { HistoryMessage } from "../../projection/history/history_message.ts";
+import { supplementalMessage } from "../../projection/history/supplemental.ts";
 import type { ProviderRequest } from "../../provider/gateway.ts";
 import type { NewCompaction } from "../compaction/compact.ts";
 import { runCompaction } from "../compaction/run_compaction.ts";

@@ -15,7 +15,7 @@ import type {
   TurnFailure,
   TurnOutcome,
 } from "../../journal/entries.ts";
-import type { HistoryReader } from "../../projection/history_model.ts";
+import type { HistoryReader } from "../../projection/history/history_model.ts";
 import type { InteractionsReader } from "../../projection/interactions.ts";
 import type { OpenCallsReader } from "../../projection/open_calls.ts";
 import type { ProviderMessage, Usage } from "../../provider/gateway.ts";
@@ -41,7 +41,7 @@ import type { NewCompaction } from "../compaction/compact.ts";
 import { ContextGuard } from "./context_guard.ts";
 import { StepHooks } from "./step_hooks.ts";
 import { planCalls, type PlannedCall, RepetitionGuard } from "../calls/tool_calls.ts";
-import type { Artifact, RunProgress } from "../../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../../projection/view/view_types.ts";
 import { type BatchContext, runBatch } from "../calls/tool_runner.ts";
 import { settledBatch } from "../calls/settled_batch.ts";
 import { rerunInterrupted } from "../calls/interrupted_rerun.ts";

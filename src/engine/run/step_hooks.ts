@@ -8,7 +8,7 @@
  */
 import type { ResolvedRetryPolicy } from "../../config/retry_policy.ts";
 import { nowIso } from "../../journal/now_iso.ts";
-import type { RunProgress } from "../../projection/view_types.ts";
+import type { RunProgress } from "../../projection/view/view_types.ts";
 import type { ProviderRequest } from "../../provider/gateway.ts";
 import type { ProviderError } from "../../provider/provider_error.ts";
 import type { ProviderCallHooks } from "../attempt/provider_call.ts";

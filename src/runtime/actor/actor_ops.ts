@@ -7,7 +7,7 @@
  * @module
  */
 import type { ThreadRecord } from "../../journal/thread_record.ts";
-import type { RunProgress, ViewOp } from "../../projection/view_types.ts";
+import type { RunProgress, ViewOp } from "../../projection/view/view_types.ts";
 import type { ThreadActor } from "./thread_actor.ts";
 import { queuedView } from "./view_snapshot.ts";
 

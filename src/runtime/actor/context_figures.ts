@@ -10,9 +10,9 @@ import type { Agent } from "../../config/agent.ts";
 import { budgetOf, counterOf } from "../../context/budget.ts";
 import { roughCounter } from "../../context/token_counter.ts";
 import { projectRequest } from "../../engine/attempt/request_builder.ts";
-import type { ContextReader } from "../../projection/context_model.ts";
-import type { HistoryReader } from "../../projection/history_model.ts";
-import type { ContextFigures, ThreadView } from "../../projection/view_types.ts";
+import type { ContextReader } from "../../projection/history/context_model.ts";
+import type { HistoryReader } from "../../projection/history/history_model.ts";
+import type { ContextFigures, ThreadView } from "../../projection/view/view_types.ts";
 
 /** The short form carried by `view.context`. */
 export function viewContext(

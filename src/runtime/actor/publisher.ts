@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ThreadUpdate, ViewOp } from "../../projection/view_types.ts";
+import type { ThreadUpdate, ViewOp } from "../../projection/view/view_types.ts";
 import { ownUpdate } from "./update_copy.ts";
 
 /** Limits and timing of live updates (DESIGN.md §7). */

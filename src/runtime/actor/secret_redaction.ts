@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { REDACTED } from "../../projection/answers_message.ts";
+import { REDACTED } from "../../projection/history/answers_message.ts";
 
 /** How long a piece of a spelling must be to be redacted on its own. */
 export const SECRET_RUN = 12;

@@ -10,7 +10,7 @@
 import type { Journal, VersionedRecord } from "../../journal/journal.ts";
 import { PathReader } from "../../journal/path_reader.ts";
 import { ContradictoryRead, PathCheck } from "../../journal/consistent_read.ts";
-import { QuietUntilSwapped } from "../../projection/quiet_sink.ts";
+import { QuietUntilSwapped } from "../../projection/view/quiet_sink.ts";
 import { ThreadProjections } from "../../projection/thread_projections.ts";
 import type { Publisher } from "./publisher.ts";
 

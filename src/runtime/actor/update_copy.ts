@@ -12,8 +12,8 @@
  *
  * @module
  */
-import type { ThreadUpdate, ViewOp } from "../../projection/view_types.ts";
-import { copyItem, copyTurnSummary } from "../../projection/item_copy.ts";
+import type { ThreadUpdate, ViewOp } from "../../projection/view/view_types.ts";
+import { copyItem, copyTurnSummary } from "../../projection/view/item_copy.ts";
 
 /**
  * The caller's own copy of `update`.

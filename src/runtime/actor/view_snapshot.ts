@@ -13,16 +13,16 @@ import type { Agent } from "../../config/agent.ts";
 import type { QueuedItem, ThreadRecord } from "../../journal/thread_record.ts";
 import { type InteractionsReader, publicInteraction } from "../../projection/interactions.ts";
 import type { ThreadProjections } from "../../projection/thread_projections.ts";
-import { titleStateOf } from "../../projection/title_state.ts";
-import type { ViewReader } from "../../projection/view_model.ts";
+import { titleStateOf } from "../../projection/view/title_state.ts";
+import type { ViewReader } from "../../projection/view/view_model.ts";
 import type {
   QueuedInput,
   RunProgress,
   ThreadStatus,
   ThreadView,
-} from "../../projection/view_types.ts";
+} from "../../projection/view/view_types.ts";
 import { copyShared, type SharedList } from "../../projection/cow_list.ts";
-import { copyItem, copyTurnSummary } from "../../projection/item_copy.ts";
+import { copyItem, copyTurnSummary } from "../../projection/view/item_copy.ts";
 
 /** The context figures a view carries. */
 export type ViewFigures = NonNullable<ThreadView["context"]>;

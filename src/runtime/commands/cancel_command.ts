@@ -11,7 +11,7 @@ import type { ServiceContext } from "./service_context.ts";
 import { viewCommand } from "./thread_command.ts";
 import { planSettlement } from "../turns/settle_turn.ts";
 import { observeStopped } from "../turns/unfinished_compactions.ts";
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { CommandKey } from "./request_keys.ts";
 import { GRACEFUL_WINDOW_MS, gracefulCancel, stoppingOps } from "./graceful_stop.ts";

@@ -11,7 +11,7 @@
 import { isFloretError } from "../../errors.ts";
 import { nowIso } from "../../journal/now_iso.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
-import type { ThreadView, ViewOp } from "../../projection/view_types.ts";
+import type { ThreadView, ViewOp } from "../../projection/view/view_types.ts";
 import type { ActiveRun } from "../actor/active_run.ts";
 import { observeEnded } from "./observe_ended.ts";
 import { claimOf } from "./request_keys.ts";

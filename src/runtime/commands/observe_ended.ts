@@ -10,7 +10,7 @@
 import type { NewEntry } from "../../journal/entries.ts";
 import { nowIso } from "../../journal/now_iso.ts";
 import type { ObservationEvent } from "../../observation/events.ts";
-import type { HistoryReader } from "../../projection/history_model.ts";
+import type { HistoryReader } from "../../projection/history/history_model.ts";
 
 /**
  * Emits `turn.ended` for each turn end among committed entries, with the

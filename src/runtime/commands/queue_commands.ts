@@ -9,7 +9,7 @@ import { FloretError } from "../../errors.ts";
 import type { QueuedItem } from "../../journal/thread_record.ts";
 import type { AdmittedInput } from "../../journal/entries.ts";
 import type { ImageAttachment } from "../../provider/gateway.ts";
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 import { claimOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";

@@ -8,7 +8,7 @@
 import { nowIso } from "../../journal/now_iso.ts";
 import { FloretError } from "../../errors.ts";
 import { newId } from "../../identity/ids.ts";
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 import { claimOf } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { settleOrphan } from "../turns/settle_turn.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 import { type CommandKey, commandKeyNow, replayOf, withKey } from "./request_keys.ts";
 import type { ServiceContext } from "./service_context.ts";
 import { retryStale } from "../actor/stale_retry.ts";

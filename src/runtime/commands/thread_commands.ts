@@ -14,7 +14,7 @@ import type { ServiceContext } from "./service_context.ts";
 import { viewCommand } from "./thread_command.ts";
 import { retryStale, StaleThreadError } from "../actor/stale_retry.ts";
 import { planSettlement } from "../turns/settle_turn.ts";
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 import { hostTitle } from "../turns/titles.ts";
 import { observeEnded } from "./observe_ended.ts";
 

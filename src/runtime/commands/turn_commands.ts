@@ -9,7 +9,7 @@ import { FloretError } from "../../errors.ts";
 import { newId } from "../../identity/ids.ts";
 import type { AdmittedInput, SupplementalContext } from "../../journal/entries.ts";
 import type { QueuedItem } from "../../journal/thread_record.ts";
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 import { queuedItem } from "./queue_commands.ts";
 import { claimOf, type CommandKey, commandKeyNow, withKey } from "./request_keys.ts";
 import { driveRuns } from "../turns/run_driver.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ParentEvent } from "../../subagents/parent_event_list.ts";
-import type { ThreadView } from "../../projection/view_types.ts";
+import type { ThreadView } from "../../projection/view/view_types.ts";
 
 /** The long-work methods of `host.threads()` (and of `threadClient`). */
 export interface ThreadServiceWave3 {

@@ -31,7 +31,7 @@ import type {
   ThreadSummary,
   ThreadUpdate,
   ThreadView,
-} from "../../projection/view_types.ts";
+} from "../../projection/view/view_types.ts";
 import type { UserInput } from "../commands/user_input.ts";
 import type { ThreadServiceWave3 } from "./long_work_service.ts";
 import { longWorkSchemas } from "../../validation/long_work_schemas.ts";

@@ -13,9 +13,9 @@ import type { Entry, TurnStartedEntry } from "../../journal/entries.ts";
 import type { Journal } from "../../journal/journal.ts";
 import { PathReader } from "../../journal/path_reader.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
-import { type ItemOrigin, itemOrigin, madeBy } from "../../projection/item_ids.ts";
-import { projectItems } from "../../projection/page_projection.ts";
-import type { ThreadItem } from "../../projection/view_types.ts";
+import { type ItemOrigin, itemOrigin, madeBy } from "../../projection/view/item_ids.ts";
+import { projectItems } from "../../projection/view/page_projection.ts";
+import type { ThreadItem } from "../../projection/view/view_types.ts";
 
 /** A page of items, newest last. */
 export interface HistoryPage {

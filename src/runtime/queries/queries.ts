@@ -17,14 +17,14 @@ import type { ServiceContext } from "../commands/service_context.ts";
 import { listChildren } from "../../subagents/child_list.ts";
 import { listRoots } from "./root_list.ts";
 import { coldHistoryPage, type HistoryPage } from "./cold_history.ts";
-import type { ViewReader } from "../../projection/view_model.ts";
-import { copyItem } from "../../projection/item_copy.ts";
+import type { ViewReader } from "../../projection/view/view_model.ts";
+import { copyItem } from "../../projection/view/item_copy.ts";
 import type {
   Artifact,
   ContextFigures,
   ThreadSummary,
   ThreadView,
-} from "../../projection/view_types.ts";
+} from "../../projection/view/view_types.ts";
 
 /**
  * A page of a thread's items, newest last; `before` continues towards older

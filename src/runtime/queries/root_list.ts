@@ -16,7 +16,7 @@ import {
 } from "../../journal/list_order.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 import type { KvKey } from "../../spi/kv_store.ts";
-import type { ThreadSummary } from "../../projection/view_types.ts";
+import type { ThreadSummary } from "../../projection/view/view_types.ts";
 import type { ServiceContext } from "../commands/service_context.ts";
 import { summarize } from "./thread_summary.ts";
 

@@ -5,8 +5,8 @@
  * @module
  */
 import type { ThreadRecord } from "../../journal/thread_record.ts";
-import { titleStateOf } from "../../projection/title_state.ts";
-import type { ThreadStatus, ThreadSummary } from "../../projection/view_types.ts";
+import { titleStateOf } from "../../projection/view/title_state.ts";
+import type { ThreadStatus, ThreadSummary } from "../../projection/view/view_types.ts";
 
 /** A thread's summary for `list`, with the status the host sees. */
 export function summarize(record: ThreadRecord, status: ThreadStatus): ThreadSummary {

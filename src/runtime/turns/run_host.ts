@@ -9,7 +9,7 @@
 import { nowIso } from "../../journal/now_iso.ts";
 import type { NewCompaction } from "../../engine/compaction/compact.ts";
 import type { NewResults, NewStep, RunHost } from "../../engine/run/run_loop.ts";
-import type { Artifact, RunProgress } from "../../projection/view_types.ts";
+import type { Artifact, RunProgress } from "../../projection/view/view_types.ts";
 import { newId } from "../../identity/ids.ts";
 import type {
   NewEntry,
@@ -24,7 +24,7 @@ import type {
   ObservationEvent,
   ObservationType,
 } from "../../observation/events.ts";
-import type { HistoryReader } from "../../projection/history_model.ts";
+import type { HistoryReader } from "../../projection/history/history_model.ts";
 import type { InteractionsReader } from "../../projection/interactions.ts";
 import type { OpenCallsReader } from "../../projection/open_calls.ts";
 import type { ProviderMessage, Usage } from "../../provider/gateway.ts";

@@ -15,7 +15,7 @@ import type { Journal } from "../../journal/journal.ts";
 import { keys } from "../../journal/keys.ts";
 import type { ThreadRecord } from "../../journal/thread_record.ts";
 import type { ObservationEvent } from "../../observation/events.ts";
-import { fallbackTitle, titleStateOf } from "../../projection/title_state.ts";
+import { fallbackTitle, titleStateOf } from "../../projection/view/title_state.ts";
 import type { ActorCache } from "./actor_cache.ts";
 import type { Ownership } from "../actor/ownership.ts";
 import { retryStale } from "../actor/stale_retry.ts";

@@ -15,7 +15,7 @@ import type { RequestRecord } from "../../journal/journal.ts";
 import type { QueuedItem, ThreadRecord } from "../../journal/thread_record.ts";
 import { keys } from "../../journal/keys.ts";
 import { ActiveRun } from "../actor/active_run.ts";
-import { itemsMadeBy } from "../../projection/item_count.ts";
+import { itemsMadeBy } from "../../projection/view/item_count.ts";
 import { firstMessageTitle } from "./titles.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 import type { Equip } from "../../subagents/equip.ts";

@@ -11,7 +11,7 @@
 import { nowIso } from "../../journal/now_iso.ts";
 import type { CompactionStartedEntry, NewEntry } from "../../journal/entries.ts";
 import type { ObservationEvent } from "../../observation/events.ts";
-import { recordOf } from "../../projection/context_model.ts";
+import { recordOf } from "../../projection/history/context_model.ts";
 import type { ThreadActor } from "../actor/thread_actor.ts";
 
 /** Why an operation stopped before it finished, by the way its turn stopped (no prompt text). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SupplementalContext } from "../journal/entries.ts";
+import type { SupplementalContext } from "../../journal/entries.ts";
 import { type HistoryMessage, toHistory } from "./history_message.ts";
 
 /**

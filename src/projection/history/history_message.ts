@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { roughCounter, type TokenCounter } from "../context/token_counter.ts";
-import { canonicalJson } from "../identity/canonical_json.ts";
-import type { ProviderMessage } from "../provider/gateway.ts";
+import { roughCounter, type TokenCounter } from "../../context/token_counter.ts";
+import { canonicalJson } from "../../identity/canonical_json.ts";
+import type { ProviderMessage } from "../../provider/gateway.ts";
 
 /** A provider message with its canonical JSON, computed once on first use (fingerprints hash many per step). */
 export class HistoryMessage {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Entry } from "../journal/entries.ts";
+import type { Entry } from "../../journal/entries.ts";
 import { itemIds } from "./item_ids.ts";
 
 /** The timing and final answer of an ended turn. */

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Entry } from "../journal/entries.ts";
-import { Interactions } from "./interactions.ts";
+import type { Entry } from "../../journal/entries.ts";
+import { Interactions } from "../interactions.ts";
 import type { ThreadItem } from "./view_types.ts";
 import { type OpSink, ViewModel } from "./view_model.ts";
 

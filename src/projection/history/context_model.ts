@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { CompactionEntry, CompactionStartedEntry, Entry } from "../journal/entries.ts";
-import type { Usage } from "../provider/gateway.ts";
-import type { CompactionRecord, UsageTotals } from "./view_types.ts";
+import type { CompactionEntry, CompactionStartedEntry, Entry } from "../../journal/entries.ts";
+import type { Usage } from "../../provider/gateway.ts";
+import type { CompactionRecord, UsageTotals } from "../view/view_types.ts";
 
-export type { CompactionRecord, UsageTotals } from "./view_types.ts";
+export type { CompactionRecord, UsageTotals } from "../view/view_types.ts";
 
 /**
  * The record of a compaction entry, committed or not: figures only, never

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AdmittedInput, InputReference } from "../journal/entries.ts";
+import type { AdmittedInput, InputReference } from "../../journal/entries.ts";
 
 /**
  * The model-facing text of an admitted input.

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { StoredQuestion } from "../journal/entries.ts";
+import type { StoredQuestion } from "../../journal/entries.ts";
 
 /** What stands in for a secret answer everywhere except the resumed run's requests. */
 export const REDACTED = "[secret answer redacted]";

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { CallRecord, Entry, NewEntry } from "../journal/entries.ts";
-import { ASK_USER_TOOL } from "../tools/builtin_names.ts";
+import type { CallRecord, Entry, NewEntry } from "../../journal/entries.ts";
+import { ASK_USER_TOOL } from "../../tools/builtin_names.ts";
 
 /**
  * Whether a call of a step gets a tool item: rejected calls do not (their

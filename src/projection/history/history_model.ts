@@ -5,14 +5,14 @@
  *
  * @module
  */
-import { checkpointText } from "../context/checkpoint_message.ts";
-import type { TokenCounter } from "../context/token_counter.ts";
-import type { ProviderMessage, Usage } from "../provider/gateway.ts";
-import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../journal/entries.ts";
+import { checkpointText } from "../../context/checkpoint_message.ts";
+import type { TokenCounter } from "../../context/token_counter.ts";
+import type { ProviderMessage, Usage } from "../../provider/gateway.ts";
+import type { CompactionEntry, Entry, StepEntry, TurnStartedEntry } from "../../journal/entries.ts";
 import { answersText } from "./answers_message.ts";
-import type { InteractionsReader } from "./interactions.ts";
-import { PairMap } from "./pair_map.ts";
-import { appended } from "./appended.ts";
+import type { InteractionsReader } from "../interactions.ts";
+import { PairMap } from "../pair_map.ts";
+import { appended } from "../appended.ts";
 import { HistoryMessage, listedMessages, type Listing, toHistory } from "./history_message.ts";
 import { Batch } from "./history_batch.ts";
 import { userMessageText } from "./user_input_text.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { FloretError } from "../errors.ts";
+import { FloretError } from "../../errors.ts";
 import type { ThreadItem, ThreadUpdate, ThreadView, ViewOp } from "./view_types.ts";
 
 /**

@@ -3,11 +3,11 @@
  *
  * @module
  */
-import type { Goal } from "../tools/goal_state.ts";
-import type { Question } from "../tools/question_shape.ts";
-import type { TurnFailureCode } from "../errors.ts";
-import type { Usage } from "../provider/gateway.ts";
-import type { ToolActivity } from "../tools/tool_activity.ts";
+import type { Goal } from "../../tools/goal_state.ts";
+import type { Question } from "../../tools/question_shape.ts";
+import type { TurnFailureCode } from "../../errors.ts";
+import type { Usage } from "../../provider/gateway.ts";
+import type { ToolActivity } from "../../tools/tool_activity.ts";
 import type { TitleStatus } from "./title_state.ts";
 
 /** `stopping` is memory-only: a cancel is in progress. */
@@ -81,8 +81,8 @@ export interface QuestionInteraction extends InteractionBase {
  */
 export type Interaction = ApprovalInteraction | QuestionInteraction;
 
-export type { Todo } from "../tools/builtin_names.ts";
-import type { Todo } from "../tools/builtin_names.ts";
+export type { Todo } from "../../tools/builtin_names.ts";
+import type { Todo } from "../../tools/builtin_names.ts";
 
 /** The tool call an item of kind `tool` shows. */
 export interface ToolCallView {

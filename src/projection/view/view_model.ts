@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { nowIso } from "../journal/now_iso.ts";
-import type { HostedToolCall } from "../provider/gateway.ts";
-import type { WebActivity } from "../tools/web_activity.ts";
+import { nowIso } from "../../journal/now_iso.ts";
+import type { HostedToolCall } from "../../provider/gateway.ts";
+import type { WebActivity } from "../../tools/web_activity.ts";
 import type {
   ThreadItem,
   Todo,
@@ -17,19 +17,24 @@ import type {
   UserItem,
   ViewOp,
 } from "./view_types.ts";
-import type { Entry, StepEntry, ToolResultsEntry, TurnStartedEntry } from "../journal/entries.ts";
-import { type InteractionsReader, publicInteraction } from "./interactions.ts";
-import { TODO_WRITE_TOOL, todosOf } from "../tools/builtin_names.ts";
+import type {
+  Entry,
+  StepEntry,
+  ToolResultsEntry,
+  TurnStartedEntry,
+} from "../../journal/entries.ts";
+import { type InteractionsReader, publicInteraction } from "../interactions.ts";
+import { TODO_WRITE_TOOL, todosOf } from "../../tools/builtin_names.ts";
 import { showsToolItem } from "./item_count.ts";
-import { decodeStructured } from "../journal/structured_codec.ts";
+import { decodeStructured } from "../../journal/structured_codec.ts";
 import { itemIds } from "./item_ids.ts";
 import { TurnList } from "./turn_list.ts";
 import type { OpSink } from "./op_sink.ts";
-import { CowList } from "./cow_list.ts";
-import { PairMap } from "./pair_map.ts";
-import { appended } from "./appended.ts";
+import { CowList } from "../cow_list.ts";
+import { PairMap } from "../pair_map.ts";
+import { appended } from "../appended.ts";
 import { endedTool, withTool } from "./tool_item_shape.ts";
-import { utf8Length } from "../text/utf8_length.ts";
+import { utf8Length } from "../../text/utf8_length.ts";
 
 export type { OpSink } from "./op_sink.ts";
 

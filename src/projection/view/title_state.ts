@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { AdmittedInput } from "../journal/entries.ts";
-import type { ThreadRecord } from "../journal/thread_record.ts";
+import type { AdmittedInput } from "../../journal/entries.ts";
+import type { ThreadRecord } from "../../journal/thread_record.ts";
 import type { ViewOp } from "./view_types.ts";
 
 /**

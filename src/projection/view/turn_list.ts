@@ -6,14 +6,14 @@
  *
  * @module
  */
-import type { Usage } from "../provider/gateway.ts";
+import type { Usage } from "../../provider/gateway.ts";
 import type { TurnSummary } from "./view_types.ts";
-import type { Entry, TurnEndedEntry, TurnStartedEntry } from "../journal/entries.ts";
+import type { Entry, TurnEndedEntry, TurnStartedEntry } from "../../journal/entries.ts";
 import type { OpSink } from "./op_sink.ts";
 import { TurnTimeline } from "./turn_timeline.ts";
 import { copyTurn } from "./turn_shape.ts";
-import { CowList } from "./cow_list.ts";
-import { appended } from "./appended.ts";
+import { CowList } from "../cow_list.ts";
+import { appended } from "../appended.ts";
 
 /** A view's turn summaries, folded from entries; every change reported to the sink. */
 export class TurnList {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Entry } from "../journal/entries.ts";
+import type { Entry } from "../../journal/entries.ts";
 
 /** Builds item ids. */
 export const itemIds = {
